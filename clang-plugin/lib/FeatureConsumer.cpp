@@ -1,0 +1,146 @@
+#include "FeatureConsumer.h"
+
+#include "AnalysisContext.h"
+#include "HostAnalysis.h"
+#include "IndexAnalysis.h"
+#include "rules/FeatureRule.h"
+
+#include <clang/AST/Attr.h>
+#include <clang/AST/RecursiveASTVisitor.h>
+#include <clang/Basic/SourceManager.h>
+#include <clang/Lex/PPCallbacks.h>
+#include <clang/Lex/Preprocessor.h>
+
+namespace cudaperf::analysis {
+
+using namespace clang;
+
+namespace {
+
+class FunctionCollector : public RecursiveASTVisitor<FunctionCollector> {
+public:
+  explicit FunctionCollector(const SourceManager &sources) : sources_(sources) {}
+  bool shouldVisitTemplateInstantiations() const { return true; }
+  bool shouldVisitLambdaBodies() const { return true; }
+
+  bool VisitFunctionDecl(FunctionDecl *function) {
+    if (!function->doesThisDeclarationHaveABody() || function->isInvalidDecl())
+      return true;
+    if (sources_.isInSystemHeader(sources_.getExpansionLoc(function->getLocation())))
+      return true;
+    if (function->hasAttr<CUDAGlobalAttr>()) {
+      if (function->isDependentContext() && hasInstantiation(function))
+        return true; // the instantiations carry concrete sizes; analyse those
+      kernels.push_back(function);
+      return true;
+    }
+    const bool deviceOnly = function->hasAttr<CUDADeviceAttr>() && !function->hasAttr<CUDAHostAttr>();
+    if (!deviceOnly && !function->isDependentContext())
+      hosts.push_back(function);
+    return true;
+  }
+
+  std::vector<const FunctionDecl *> kernels;
+  std::vector<const FunctionDecl *> hosts;
+
+private:
+  static bool hasInstantiation(const FunctionDecl *pattern) {
+    const FunctionTemplateDecl *templateDecl = pattern->getDescribedFunctionTemplate();
+    if (!templateDecl)
+      return false;
+    for (const FunctionDecl *specialization : templateDecl->specializations())
+      if (specialization->doesThisDeclarationHaveABody())
+        return true;
+    return false;
+  }
+  const SourceManager &sources_;
+};
+
+class MissingIncludeSkipper : public PPCallbacks {
+public:
+  MissingIncludeSkipper(bool skipAll, std::shared_ptr<std::vector<std::string>> skipped)
+      : skipAll_(skipAll), skipped_(std::move(skipped)) {}
+
+  bool FileNotFound(StringRef fileName) override {
+    // Clang 19's CUDA wrapper includes a header CUDA 13 no longer ships; it
+    // only declared texture fetches, which kernels here do not need.
+    if (fileName.ends_with("texture_fetch_functions.h"))
+      return true;
+    if (!skipAll_)
+      return false;
+    skipped_->push_back(fileName.str());
+    return true;
+  }
+
+private:
+  bool skipAll_;
+  std::shared_ptr<std::vector<std::string>> skipped_;
+};
+
+class FeatureConsumer : public ASTConsumer {
+public:
+  FeatureConsumer(AnalysisOptions options, ReportSink sink, std::shared_ptr<std::vector<std::string>> skipped)
+      : options_(std::move(options)), sink_(std::move(sink)), skipped_(std::move(skipped)) {}
+
+  void HandleTranslationUnit(ASTContext &ast) override {
+    sink_(analyzeTranslationUnit(ast, options_, *skipped_));
+  }
+
+private:
+  AnalysisOptions options_;
+  ReportSink sink_;
+  std::shared_ptr<std::vector<std::string>> skipped_;
+};
+
+std::string mainFileName(const SourceManager &sources) {
+  if (auto entry = sources.getFileEntryRefForID(sources.getMainFileID()))
+    return entry->getName().str();
+  return "<input>";
+}
+
+} // namespace
+
+TranslationUnitReport analyzeTranslationUnit(ASTContext &ast, const AnalysisOptions &options,
+                                             std::vector<std::string> skippedIncludes) {
+  TranslationUnitFacts facts;
+  facts.skippedIncludes = std::move(skippedIncludes);
+  FunctionCollector collector(ast.getSourceManager());
+  collector.TraverseDecl(ast.getTranslationUnitDecl());
+
+  for (const FunctionDecl *kernel : collector.kernels) {
+    KernelFacts kernelFacts;
+    llvm::raw_string_ostream name(kernelFacts.name);
+    kernel->getNameForDiagnostic(name, ast.getPrintingPolicy(), false);
+    name.flush();
+    kernelFacts.templatePattern = kernel->isDependentContext();
+    collectKernelFacts(ast, facts.symbols, kernel, kernelFacts);
+    facts.kernels.push_back(std::move(kernelFacts));
+  }
+  for (const FunctionDecl *host : collector.hosts)
+    collectHostFacts(ast, host, facts);
+
+  TranslationUnitReport report;
+  report.file = mainFileName(ast.getSourceManager());
+  report.arch = archLimits(options.arch.c_str()).name;
+  if (auto *client = ast.getDiagnostics().getClient())
+    report.errors = client->getNumErrors();
+  if (!isKnownArch(options.arch.c_str()))
+    report.diagnostics.push_back({report.file, Severity::Note, "occupancy",
+                                  "unknown arch '" + options.arch + "': occupancy computed for sm_90"});
+  AnalysisContext context(ast, options, facts);
+  for (const auto &rule : makeFeatureRules())
+    rule->apply(context, report);
+  return report;
+}
+
+std::unique_ptr<ASTConsumer> createFeatureConsumer(CompilerInstance &compiler, const AnalysisOptions &options,
+                                                   ReportSink sink) {
+  auto skipped = std::make_shared<std::vector<std::string>>();
+  compiler.getDiagnostics().setErrorLimit(0);
+  if (compiler.hasPreprocessor())
+    compiler.getPreprocessor().addPPCallbacks(
+        std::make_unique<MissingIncludeSkipper>(options.skipMissingIncludes, skipped));
+  return std::make_unique<FeatureConsumer>(options, std::move(sink), skipped);
+}
+
+} // namespace cudaperf::analysis

@@ -1,0 +1,45 @@
+// Shared memory: static bytes of __shared__ arrays, dynamic (extern) use, and
+// the bank-conflict degree of each shared access from its word stride.
+#include "FeatureRule.h"
+
+namespace cudaperf::analysis {
+namespace {
+
+class SharedMemoryRule : public FeatureRule {
+public:
+  const char *name() const override { return "shared-memory"; }
+  void apply(AnalysisContext &context, TranslationUnitReport &report) override {
+    auto &facts = context.facts();
+    for (std::size_t k = 0; k < report.kernels.size(); ++k) {
+      KernelReport &kernel = report.kernels[k];
+      SharedMemoryUse &shared = kernel.shared;
+      for (const SharedDeclFact &decl : facts.kernels[k].sharedDecls) {
+        shared.arrays.push_back({decl.name, context.location(decl.loc), decl.type, decl.bytes, decl.dynamic});
+        shared.staticBytes += decl.bytes;
+        shared.usesDynamic |= decl.dynamic;
+      }
+      for (std::size_t a = 0; a < kernel.accesses.size(); ++a) {
+        MemoryAccess &access = kernel.accesses[a];
+        if (access.space != MemorySpace::Shared || access.strideClass != StrideClass::Constant)
+          continue;
+        if (access.strideBytes % 4 != 0 && access.accessBytes >= 4)
+          continue;
+        const std::int64_t words = access.accessBytes >= 4 ? access.strideBytes / 4 : access.strideBytes / 4;
+        const unsigned ways = bankConflictDegree(words, access.accessBytes);
+        access.bankConflictWays = ways;
+        if (ways > shared.maxBankConflictWays)
+          shared.maxBankConflictWays = ways;
+        if (ways >= 2)
+          context.warn(facts.kernels[k].accesses[a].loc, name(),
+                       std::string("shared ") + toString(access.kind) + " of '" + access.variable + "' has a " +
+                           std::to_string(ways) + "-way bank conflict (stride " + std::to_string(words) +
+                           " words across threadIdx.x)",
+                       kernel.diagnostics);
+      }
+    }
+  }
+};
+
+} // namespace
+std::unique_ptr<FeatureRule> makeSharedMemoryRule() { return std::make_unique<SharedMemoryRule>(); }
+} // namespace cudaperf::analysis

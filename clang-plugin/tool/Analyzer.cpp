@@ -1,0 +1,76 @@
+// analyzeSource(): the library entry point for in-process callers (daemon,
+// fuzzer). Parses a source held in memory with libTooling.
+#include "cudaperf/analysis/Analyzer.h"
+
+#include "FeatureAction.h"
+
+#include <clang/Basic/DiagnosticOptions.h>
+#include <clang/Basic/FileManager.h>
+#include <clang/Frontend/TextDiagnosticPrinter.h>
+#include <clang/Tooling/Tooling.h>
+#include <llvm/Support/MemoryBuffer.h>
+#include <llvm/Support/VirtualFileSystem.h>
+
+#ifndef CUDAPERF_CLANG_RESOURCE_DIR
+#define CUDAPERF_CLANG_RESOURCE_DIR ""
+#endif
+
+namespace cudaperf {
+
+std::vector<std::string> analysisCompilerArgs(const AnalysisOptions &options, const std::vector<std::string> &userArgs) {
+  std::vector<std::string> args;
+  const std::string resourceDir = CUDAPERF_CLANG_RESOURCE_DIR;
+  if (!resourceDir.empty())
+    args.push_back("-resource-dir=" + resourceDir);
+  bool hasArch = false, hasSide = false;
+  for (const std::string &arg : userArgs) {
+    hasArch |= arg.rfind("--cuda-gpu-arch=", 0) == 0 || arg.rfind("--offload-arch=", 0) == 0;
+    hasSide |= arg == "--cuda-device-only" || arg == "--cuda-host-only";
+  }
+  // The host pass alone sees every kernel body and launch: half the parse time.
+  if (!hasSide)
+    args.push_back("--cuda-host-only");
+  if (!hasArch)
+    args.push_back("--cuda-gpu-arch=" + (isKnownArch(options.arch.c_str()) ? options.arch : std::string("sm_90")));
+  args.push_back("-Wno-unknown-cuda-version");
+  args.push_back("-ferror-limit=0");
+  args.insert(args.end(), userArgs.begin(), userArgs.end());
+  return args;
+}
+
+SourceAnalysis analyzeSource(std::string_view source, std::string_view fileName, const AnalysisOptions &options,
+                             const std::vector<std::string> &compilerArgs,
+                             const std::vector<std::pair<std::string, std::string>> &extraFiles) {
+  auto overlay = llvm::makeIntrusiveRefCnt<llvm::vfs::OverlayFileSystem>(llvm::vfs::getRealFileSystem());
+  auto memory = llvm::makeIntrusiveRefCnt<llvm::vfs::InMemoryFileSystem>();
+  overlay->pushOverlay(memory);
+  std::string path(fileName);
+  if (path.empty() || path.front() != '/')
+    path = "/cudaperf-input/" + (path.empty() ? std::string("kernel.cu") : path);
+  memory->addFile(path, 0, llvm::MemoryBuffer::getMemBufferCopy(llvm::StringRef(source.data(), source.size()), path));
+  for (const auto &[extraPath, contents] : extraFiles)
+    memory->addFile(extraPath, 0, llvm::MemoryBuffer::getMemBufferCopy(contents, extraPath));
+  auto files = llvm::makeIntrusiveRefCnt<clang::FileManager>(clang::FileSystemOptions(), overlay);
+
+  std::vector<std::string> commandLine = {"clang++", "-fsyntax-only"};
+  for (std::string &arg : analysisCompilerArgs(options, compilerArgs))
+    commandLine.push_back(std::move(arg));
+  commandLine.push_back(path);
+
+  SourceAnalysis result;
+  auto action = std::make_unique<analysis::FeatureAction>(
+      options, [&result](TranslationUnitReport &&report) { result.reports.push_back(std::move(report)); });
+  clang::tooling::ToolInvocation invocation(commandLine, std::move(action), files.get());
+  std::string diagnosticText;
+  llvm::raw_string_ostream diagnosticStream(diagnosticText);
+  auto diagnosticOptions = llvm::makeIntrusiveRefCnt<clang::DiagnosticOptions>();
+  clang::TextDiagnosticPrinter printer(diagnosticStream, diagnosticOptions.get());
+  invocation.setDiagnosticConsumer(&printer);
+  const bool ran = invocation.run();
+  diagnosticStream.flush();
+  result.parsed = ran || !result.reports.empty();
+  result.compilerDiagnostics = std::move(diagnosticText);
+  return result;
+}
+
+} // namespace cudaperf

@@ -1,0 +1,108 @@
+// cudaperf-features: the libTooling front end. Same analysis and report as the
+// plugin, for files given on the command line or a compile_commands.json.
+//
+//   cudaperf-features kernel.cu                    one JSON document
+//   cudaperf-features a.cu b.cu                    a JSON array, one report per file
+//   cudaperf-features -p build/ src/k.cu           flags from the compilation database
+//   cudaperf-features k.cu -- -I include -DN=4     explicit flags
+#include "FeatureAction.h"
+#include "cudaperf/contracts/ReportJson.h"
+#include "cudaperf/contracts/ReportText.h"
+
+#include <clang/Tooling/ArgumentsAdjusters.h>
+#include <clang/Tooling/CommonOptionsParser.h>
+#include <clang/Tooling/Tooling.h>
+#include <llvm/Support/CommandLine.h>
+#include <llvm/Support/raw_ostream.h>
+
+#include <fstream>
+#include <iostream>
+
+namespace {
+
+llvm::cl::OptionCategory category("cudaperf-features options");
+llvm::cl::opt<std::string> format("format", llvm::cl::desc("Report format: json (default) or text"),
+                                  llvm::cl::init("json"), llvm::cl::cat(category));
+llvm::cl::opt<std::string> output("output", llvm::cl::desc("Write the report to this file (default stdout)"),
+                                  llvm::cl::init(""), llvm::cl::cat(category));
+llvm::cl::opt<bool> warn("warn", llvm::cl::desc("Emit Clang warnings at the offending source locations"),
+                         llvm::cl::cat(category));
+llvm::cl::opt<std::string> arch("arch", llvm::cl::desc("Target of the theoretical occupancy: sm_80 or sm_90"),
+                                llvm::cl::init("sm_90"), llvm::cl::cat(category));
+llvm::cl::opt<bool> keepMissingIncludes("keep-missing-includes",
+                                        llvm::cl::desc("Fail on missing includes instead of skipping them"),
+                                        llvm::cl::cat(category));
+
+class FeatureActionFactory : public clang::tooling::FrontendActionFactory {
+public:
+  FeatureActionFactory(cudaperf::AnalysisOptions options, std::vector<cudaperf::TranslationUnitReport> &reports)
+      : options_(std::move(options)), reports_(reports) {}
+  std::unique_ptr<clang::FrontendAction> create() override {
+    return std::make_unique<cudaperf::analysis::FeatureAction>(
+        options_, [this](cudaperf::TranslationUnitReport &&report) { reports_.push_back(std::move(report)); });
+  }
+
+private:
+  cudaperf::AnalysisOptions options_;
+  std::vector<cudaperf::TranslationUnitReport> &reports_;
+};
+
+} // namespace
+
+int main(int argc, const char **argv) {
+  // Without -p or "--", CommonOptionsParser hunts for a compilation database
+  // and complains; plain files should just work.
+  std::vector<const char *> args(argv, argv + argc);
+  bool hasDatabase = false;
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    hasDatabase |= arg == "--" || arg == "-p" || arg.rfind("-p=", 0) == 0 || arg.rfind("--p=", 0) == 0;
+  }
+  if (!hasDatabase)
+    args.push_back("--");
+  int count = static_cast<int>(args.size());
+  auto parser = clang::tooling::CommonOptionsParser::create(count, args.data(), category, llvm::cl::OneOrMore,
+                                                            "CUDA kernel structural feature report");
+  if (!parser) {
+    llvm::errs() << parser.takeError();
+    return 2;
+  }
+  if (format != "json" && format != "text") {
+    llvm::errs() << "cudaperf-features: --format must be json or text\n";
+    return 2;
+  }
+
+  cudaperf::AnalysisOptions options;
+  options.arch = arch;
+  options.emitWarnings = warn;
+  options.skipMissingIncludes = !keepMissingIncludes;
+
+  clang::tooling::ClangTool tool(parser->getCompilations(), parser->getSourcePathList());
+  const std::vector<std::string> analysisArgs = cudaperf::analysisCompilerArgs(options, {});
+  tool.appendArgumentsAdjuster(
+      clang::tooling::getInsertArgumentAdjuster(analysisArgs, clang::tooling::ArgumentInsertPosition::BEGIN));
+
+  std::vector<cudaperf::TranslationUnitReport> reports;
+  FeatureActionFactory factory(options, reports);
+  tool.run(&factory);
+
+  std::string text;
+  if (format == "text") {
+    for (const auto &report : reports)
+      text += cudaperf::reportToText(report);
+  } else {
+    text = cudaperf::reportsToJsonText(reports, parser->getSourcePathList().size() > 1);
+  }
+  if (output.empty()) {
+    std::cout << text;
+  } else {
+    std::ofstream file(output, std::ios::binary | std::ios::trunc);
+    file << text;
+    if (!file) {
+      llvm::errs() << "cudaperf-features: cannot write '" << output << "'\n";
+      return 2;
+    }
+  }
+  // Errors in host code are fine as long as every file produced a report.
+  return reports.size() == parser->getSourcePathList().size() ? 0 : 1;
+}

@@ -1,0 +1,24 @@
+// libTooling side: the frontend action that feeds the shared consumer.
+#pragma once
+
+#include "../lib/FeatureConsumer.h"
+
+#include <clang/Frontend/FrontendAction.h>
+
+namespace cudaperf::analysis {
+
+class FeatureAction : public clang::ASTFrontendAction {
+public:
+  FeatureAction(AnalysisOptions options, ReportSink sink) : options_(std::move(options)), sink_(std::move(sink)) {}
+
+protected:
+  std::unique_ptr<clang::ASTConsumer> CreateASTConsumer(clang::CompilerInstance &compiler, llvm::StringRef) override {
+    return createFeatureConsumer(compiler, options_, sink_);
+  }
+
+private:
+  AnalysisOptions options_;
+  ReportSink sink_;
+};
+
+} // namespace cudaperf::analysis

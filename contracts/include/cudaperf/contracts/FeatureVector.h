@@ -1,0 +1,39 @@
+// The 11-feature vector of CudaPerf, phi(y), in its fixed order. Every part of
+// cudaperf (analysis, daemon, trainer) names and orders features through here.
+#pragma once
+
+#include <array>
+#include <optional>
+#include <string_view>
+
+namespace cudaperf {
+
+inline constexpr std::size_t kFeatureCount = 11;
+
+// Order matters: it is the order of phi(y) in the paper and of the ranker's input.
+inline constexpr std::array<std::string_view, kFeatureCount> kFeatureNames = {
+    "coal", "ai", "occ", "div", "xfer", "atomics", "sync", "kernels", "tpb", "gmem", "ops"};
+
+struct FeatureVector {
+  double coal = 0;    // coalescing score, mean of per-access stride scores
+  double ai = 0;      // arithmetic intensity, ops / gmem
+  double occ = 0;     // CudaPerf occupancy proxy from threads per block
+  double div = 0;     // weighted fraction of lane-divergent branches
+  double xfer = 0;    // host<->device transfers, loop-weighted
+  double atomics = 0; // atomic call sites
+  double sync = 0;    // barrier call sites
+  double kernels = 0; // kernel definitions
+  double tpb = 0;     // threads per block (0 when unknown)
+  double gmem = 0;    // global memory bytes per thread, trip-count weighted
+  double ops = 0;     // arithmetic operations per thread, trip-count weighted
+
+  std::array<double, kFeatureCount> toArray() const;
+  static FeatureVector fromArray(const std::array<double, kFeatureCount> &values);
+  double &operator[](std::size_t index);
+  double operator[](std::size_t index) const;
+};
+
+// Position of a feature name in kFeatureNames, or nullopt for an unknown name.
+std::optional<std::size_t> featureIndex(std::string_view name);
+
+} // namespace cudaperf

@@ -1,0 +1,21 @@
+// JSON form of the feature report (schema cudaperf.features/1), with Boost.JSON.
+#pragma once
+
+#include "cudaperf/contracts/FeatureReport.h"
+
+#include <boost/json/value.hpp>
+#include <string>
+#include <vector>
+
+namespace cudaperf {
+
+boost::json::object featuresToJson(const FeatureVector &features);
+// Reads the 11 keys; throws std::invalid_argument naming the missing or non-numeric key.
+FeatureVector featuresFromJson(const boost::json::value &value);
+
+boost::json::value reportToJson(const TranslationUnitReport &report);
+
+// Pretty-printed JSON text: one document for one report, an array for several.
+std::string reportsToJsonText(const std::vector<TranslationUnitReport> &reports, bool asArray);
+
+} // namespace cudaperf

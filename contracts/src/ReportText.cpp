@@ -1,0 +1,102 @@
+#include "cudaperf/contracts/ReportText.h"
+
+#include <cstdio>
+#include <sstream>
+
+namespace cudaperf {
+
+namespace {
+
+std::string number(double value) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "%.3g", value);
+  return buffer;
+}
+
+void writeFeatures(std::ostringstream &out, const FeatureVector &features, const char *prefix) {
+  out << prefix;
+  for (std::size_t i = 0; i < kFeatureCount; ++i)
+    out << (i ? "  " : "") << kFeatureNames[i] << "=" << number(features[i]);
+  out << "\n";
+}
+
+std::string strideText(const MemoryAccess &access) {
+  switch (access.strideClass) {
+  case StrideClass::Constant:
+    return std::to_string(access.stride);
+  case StrideClass::Symbolic:
+    return access.strideExpr.empty() ? "symbolic" : access.strideExpr;
+  case StrideClass::Unknown:
+    return "unknown";
+  }
+  return "unknown";
+}
+
+} // namespace
+
+std::string reportToText(const TranslationUnitReport &report) {
+  std::ostringstream out;
+  out << "== " << report.file << " (" << report.arch << ", " << report.kernels.size()
+      << " kernel" << (report.kernels.size() == 1 ? "" : "s") << ", " << report.launches.size()
+      << " launch" << (report.launches.size() == 1 ? "" : "es") << ")\n";
+  if (report.errors)
+    out << "   " << report.errors << " compiler error(s) in this file; kernels that parsed are reported\n";
+  for (const auto &include : report.host.skippedIncludes)
+    out << "   skipped missing include <" << include << ">\n";
+
+  for (const auto &kernel : report.kernels) {
+    out << "\nkernel " << kernel.name << "  at " << kernel.location
+        << (kernel.templatePattern ? "  (uninstantiated template)" : "") << "\n";
+    writeFeatures(out, kernel.features, "  ");
+    const auto &occupancy = kernel.occupancy;
+    out << "  launch: tpb=" << (occupancy.threadsPerBlock ? std::to_string(*occupancy.threadsPerBlock) : "?")
+        << " (" << occupancy.tpbSource << "), occupancy " << number(occupancy.theoretical) << " on "
+        << occupancy.arch;
+    if (!occupancy.limiter.empty())
+      out << " (limited by " << occupancy.limiter << ")";
+    out << ", launched " << kernel.launchCount << "x\n";
+    if (kernel.shared.staticBytes || kernel.shared.usesDynamic)
+      out << "  shared: " << kernel.shared.staticBytes << " B static"
+          << (kernel.shared.usesDynamic ? ", dynamic" : "") << ", worst bank conflict "
+          << kernel.shared.maxBankConflictWays << "-way\n";
+    if (!kernel.accesses.empty()) {
+      out << "  accesses:\n";
+      for (const auto &access : kernel.accesses) {
+        out << "    " << toString(access.space) << " " << toString(access.kind) << " " << access.expression
+            << "  stride " << strideText(access);
+        if (access.space == MemorySpace::Global)
+          out << "  score " << number(access.score);
+        if (access.bankConflictWays)
+          out << "  bank " << *access.bankConflictWays << "-way";
+        if (access.vectorized)
+          out << "  vector";
+        out << "  @" << access.location << "\n";
+      }
+    }
+    for (const auto &branch : kernel.branches)
+      out << "  branch " << toString(branch.kind) << " (" << branch.condition << ") "
+          << toString(branch.branchClass) << "  @" << branch.location << "\n";
+    for (const auto &diagnostic : kernel.diagnostics)
+      out << "  " << toString(diagnostic.severity) << ": " << diagnostic.message << "  @"
+          << diagnostic.location << "\n";
+  }
+
+  if (!report.launches.empty()) {
+    out << "\nlaunches:\n";
+    for (const auto &launch : report.launches)
+      out << "  " << launch.kernel << "<<<" << launch.grid.expression << ", " << launch.block.expression
+          << ">>>  tpb=" << (launch.block.product() ? std::to_string(*launch.block.product()) : "?")
+          << "  @" << launch.location << "\n";
+  }
+  if (!report.host.transfers.empty()) {
+    out << "transfers:\n";
+    for (const auto &transfer : report.host.transfers)
+      out << "  " << transfer.function << (transfer.loopDepth ? " (in loop)" : "") << "  @"
+          << transfer.location << "\n";
+  }
+  out << "\ntranslation unit:\n";
+  writeFeatures(out, report.features, "  ");
+  return out.str();
+}
+
+} // namespace cudaperf
