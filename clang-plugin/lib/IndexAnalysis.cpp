@@ -959,7 +959,12 @@ private:
     const auto op = call->getOperator();
     if (call->isAssignmentOp() && call->getNumArgs() == 2) {
       const Expr *lhs = call->getArg(0);
-      Value rhs = eval(call->getArg(1));
+      // A struct copied from memory (out4[i] = in4[i]) is read whole.
+      const Expr *source = call->getArg(1);
+      std::optional<Address> sourceAddress;
+      if (source->isGLValue() && source->getType()->isRecordType())
+        sourceAddress = address(source);
+      Value rhs = sourceAddress ? load(source, *sourceAddress, source->getType()) : eval(source);
       if (auto address = this->address(lhs)) {
         if (op != OO_Equal) {
           recordAccess(lhs, *address, AccessKind::Load);

@@ -1,6 +1,7 @@
 #include "cudaperf/contracts/ReportJson.h"
 
 #include <boost/json.hpp>
+#include <charconv>
 #include <cmath>
 #include <stdexcept>
 
@@ -225,6 +226,14 @@ void prettyPrint(const json::value &value, std::string &out, int depth) {
     out += "\n";
     indent(out, depth);
     out += "]";
+    return;
+  }
+  case json::kind::double_: {
+    // Shortest round-trip form: 0.125, 1, -0.5 (Boost writes 1.25E-1).
+    char buffer[32];
+    const double number = value.get_double();
+    auto [end, error] = std::to_chars(buffer, buffer + sizeof buffer, number);
+    out.append(buffer, error == std::errc() ? end : buffer);
     return;
   }
   default:

@@ -9,7 +9,7 @@ namespace {
 
 std::string number(double value) {
   char buffer[32];
-  std::snprintf(buffer, sizeof buffer, "%.3g", value);
+  std::snprintf(buffer, sizeof buffer, "%.6g", value);
   return buffer;
 }
 
@@ -55,10 +55,19 @@ std::string reportToText(const TranslationUnitReport &report) {
     if (!occupancy.limiter.empty())
       out << " (limited by " << occupancy.limiter << ")";
     out << ", launched " << kernel.launchCount << "x\n";
-    if (kernel.shared.staticBytes || kernel.shared.usesDynamic)
+    if (kernel.launchBounds.maxThreadsPerBlock)
+      out << "  launch_bounds: max " << *kernel.launchBounds.maxThreadsPerBlock << " min "
+          << kernel.launchBounds.minBlocksPerSM.value_or(0) << "\n";
+    if (kernel.shared.staticBytes || kernel.shared.usesDynamic) {
       out << "  shared: " << kernel.shared.staticBytes << " B static"
-          << (kernel.shared.usesDynamic ? ", dynamic" : "") << ", worst bank conflict "
-          << kernel.shared.maxBankConflictWays << "-way\n";
+          << (kernel.shared.usesDynamic ? ", dynamic" : "");
+      if (kernel.shared.dynamicBytes)
+        out << " (" << *kernel.shared.dynamicBytes << " B at launch)";
+      out << ", worst bank conflict " << kernel.shared.maxBankConflictWays << "-way\n";
+      for (const auto &array : kernel.shared.arrays)
+        out << "    shared array " << array.name << " " << array.type << " " << array.bytes << " B"
+            << (array.dynamic ? " dynamic" : "") << "\n";
+    }
     if (!kernel.accesses.empty()) {
       out << "  accesses:\n";
       for (const auto &access : kernel.accesses) {
@@ -76,6 +85,17 @@ std::string reportToText(const TranslationUnitReport &report) {
     for (const auto &branch : kernel.branches)
       out << "  branch " << toString(branch.kind) << " (" << branch.condition << ") "
           << toString(branch.branchClass) << "  @" << branch.location << "\n";
+    for (const auto &sync : kernel.syncs)
+      out << "  sync " << sync.function << (sync.underThreadDependentCondition ? "  thread-dependent" : "")
+          << "  @" << sync.location << "\n";
+    for (const auto &atomic : kernel.atomics)
+      out << "  atomic " << atomic.function << " " << toString(atomic.space) << "  @" << atomic.location << "\n";
+    const auto &extras = kernel.extras;
+    out << "  extras: vectorized=" << extras.vectorizedAccesses << " ldg=" << extras.ldg
+        << " restrict=" << extras.restrictPointers << " shuffles=" << extras.warpShuffles
+        << " tensor_core=" << extras.tensorCoreOps << " grid_stride=" << extras.gridStrideLoops
+        << " unroll=" << extras.unrollPragmas << " half=" << extras.halfArithmetic << " bf16=" << extras.bf16Arithmetic
+        << " constant=" << extras.constantLoads << " device_sync_in_loops=" << extras.deviceSyncInLoops << "\n";
     for (const auto &diagnostic : kernel.diagnostics)
       out << "  " << toString(diagnostic.severity) << ": " << diagnostic.message << "  @"
           << diagnostic.location << "\n";
@@ -85,8 +105,10 @@ std::string reportToText(const TranslationUnitReport &report) {
     out << "\nlaunches:\n";
     for (const auto &launch : report.launches)
       out << "  " << launch.kernel << "<<<" << launch.grid.expression << ", " << launch.block.expression
-          << ">>>  tpb=" << (launch.block.product() ? std::to_string(*launch.block.product()) : "?")
-          << "  @" << launch.location << "\n";
+          << ">>>  grid=" << (launch.grid.product() ? std::to_string(*launch.grid.product()) : "?")
+          << "  tpb=" << (launch.block.product() ? std::to_string(*launch.block.product()) : "?")
+          << "  shared=" << (launch.dynamicSharedBytes ? std::to_string(*launch.dynamicSharedBytes) : "?")
+          << (launch.loopDepth ? "  (in loop)" : "") << "  @" << launch.location << "\n";
   }
   if (!report.host.transfers.empty()) {
     out << "transfers:\n";
@@ -94,6 +116,8 @@ std::string reportToText(const TranslationUnitReport &report) {
       out << "  " << transfer.function << (transfer.loopDepth ? " (in loop)" : "") << "  @"
           << transfer.location << "\n";
   }
+  for (const auto &diagnostic : report.diagnostics)
+    out << toString(diagnostic.severity) << ": " << diagnostic.message << "  @" << diagnostic.location << "\n";
   out << "\ntranslation unit:\n";
   writeFeatures(out, report.features, "  ");
   return out.str();
