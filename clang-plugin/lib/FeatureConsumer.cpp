@@ -8,7 +8,9 @@
 #include <clang/AST/Attr.h>
 #include <clang/AST/RecursiveASTVisitor.h>
 #include <clang/Basic/SourceManager.h>
+#include <clang/Lex/HeaderSearch.h>
 #include <clang/Lex/PPCallbacks.h>
+#include <llvm/Support/FileSystem.h>
 #include <clang/Lex/Preprocessor.h>
 
 namespace cudaperf::analysis {
@@ -133,13 +135,35 @@ TranslationUnitReport analyzeTranslationUnit(ASTContext &ast, const AnalysisOpti
   return report;
 }
 
+// CUDA 13 moved libcu++ (cuda::std, used by cooperative_groups) under
+// include/cccl, which Clang 19's driver does not put on the search path.
+void addCcclSearchPath(CompilerInstance &compiler) {
+  auto &headerSearch = compiler.getPreprocessor().getHeaderSearchInfo();
+  for (const auto &entry : compiler.getHeaderSearchOpts().UserEntries) {
+    const std::string cccl = entry.Path + "/cccl";
+    if (!llvm::sys::fs::exists(entry.Path + "/cuda_runtime.h") || !llvm::sys::fs::exists(cccl + "/cuda/std"))
+      continue;
+    if (auto directory = compiler.getFileManager().getOptionalDirectoryRef(cccl))
+      headerSearch.AddSearchPath(DirectoryLookup(*directory, SrcMgr::C_System, false), true);
+    return;
+  }
+}
+
+void installIncludeRecovery(CompilerInstance &compiler, const AnalysisOptions &options,
+                            std::shared_ptr<std::vector<std::string>> skipped) {
+  compiler.getDiagnostics().setErrorLimit(0);
+  if (!compiler.hasPreprocessor())
+    return;
+  compiler.getPreprocessor().addPPCallbacks(
+      std::make_unique<MissingIncludeSkipper>(options.skipMissingIncludes, std::move(skipped)));
+  if (compiler.getLangOpts().CUDA)
+    addCcclSearchPath(compiler);
+}
+
 std::unique_ptr<ASTConsumer> createFeatureConsumer(CompilerInstance &compiler, const AnalysisOptions &options,
                                                    ReportSink sink) {
   auto skipped = std::make_shared<std::vector<std::string>>();
-  compiler.getDiagnostics().setErrorLimit(0);
-  if (compiler.hasPreprocessor())
-    compiler.getPreprocessor().addPPCallbacks(
-        std::make_unique<MissingIncludeSkipper>(options.skipMissingIncludes, skipped));
+  installIncludeRecovery(compiler, options, skipped);
   return std::make_unique<FeatureConsumer>(options, std::move(sink), skipped);
 }
 

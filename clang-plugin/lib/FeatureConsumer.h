@@ -22,6 +22,11 @@ using ReportSink = std::function<void(TranslationUnitReport &&)>;
 std::unique_ptr<clang::ASTConsumer> createFeatureConsumer(clang::CompilerInstance &compiler,
                                                           const AnalysisOptions &options, ReportSink sink);
 
+// Only the preprocessor hook and the error limit, for compiler passes that do
+// not report (the device passes of a CUDA compile) but must parse the same way.
+void installIncludeRecovery(clang::CompilerInstance &compiler, const AnalysisOptions &options,
+                            std::shared_ptr<std::vector<std::string>> skipped);
+
 // Runs the whole analysis on a parsed translation unit.
 TranslationUnitReport analyzeTranslationUnit(clang::ASTContext &ast, const AnalysisOptions &options,
                                              std::vector<std::string> skippedIncludes);

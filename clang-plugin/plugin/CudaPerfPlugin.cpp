@@ -59,8 +59,11 @@ public:
     // clang -x cuda runs one host and one device compile per arch; the host
     // AST holds every kernel body and launch, so the report comes from it once.
     const bool devicePass = compiler.getLangOpts().CUDAIsDevice;
-    if (devicePass != reportDevicePass_ && compiler.getLangOpts().CUDA)
+    if (devicePass != reportDevicePass_ && compiler.getLangOpts().CUDA) {
+      cudaperf::analysis::installIncludeRecovery(compiler, options_,
+                                                 std::make_shared<std::vector<std::string>>());
       return std::make_unique<ASTConsumer>();
+    }
     // Clang destroys this action right after it hands over the consumer:
     // the sink keeps its own copy of the settings.
     return cudaperf::analysis::createFeatureConsumer(
