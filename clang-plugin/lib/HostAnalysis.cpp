@@ -69,7 +69,8 @@ private:
   // Integer value of a launch argument: constants, constexpr, macros, and
   // locals initialised once and never written again.
   std::optional<std::int64_t> evaluateInt(const Expr *expr, int depth = 0) {
-    if (!expr || depth > 8 || expr->isValueDependent() || expr->isTypeDependent() || expr->containsErrors())
+    if (!expr || depth > 8 || expr->getType().isNull() || expr->isValueDependent() || expr->isTypeDependent() ||
+        expr->containsErrors())
       return std::nullopt;
     if (expr->getType()->isIntegralOrEnumerationType()) {
       Expr::EvalResult result;
@@ -134,7 +135,7 @@ private:
           inner.expression = dim.expression;
           return inner;
         }
-    if (stripped->getType()->isIntegralOrEnumerationType()) {
+    if (!stripped->getType().isNull() && stripped->getType()->isIntegralOrEnumerationType()) {
       dim.x = evaluateInt(stripped);
       dim.y = 1;
       dim.z = 1;

@@ -310,8 +310,8 @@ private:
   }
 
   std::optional<std::int64_t> evaluateInt(const Expr *expr) const {
-    if (!expr || expr->isValueDependent() || expr->isTypeDependent() || expr->containsErrors() ||
-        !expr->getType()->isIntegralOrEnumerationType())
+    if (!expr || expr->getType().isNull() || expr->isValueDependent() || expr->isTypeDependent() ||
+        expr->containsErrors() || !expr->getType()->isIntegralOrEnumerationType())
       return std::nullopt;
     Expr::EvalResult result;
     if (!expr->EvaluateAsInt(result, ast_, Expr::SE_NoSideEffects) || !result.Val.isInt())
@@ -560,6 +560,9 @@ private:
     if (++steps_ > kMaxSteps)
       return opaque(Variance::LaneVarying);
     expr = expr->IgnoreParens();
+    // Broken code (error recovery) can leave expressions without a type.
+    if (expr->getType().isNull() || expr->containsErrors())
+      return evalChildren(expr);
     if (auto value = evaluateInt(expr))
       return constant(*value);
     if (auto builtin = builtinIndex(expr)) {
