@@ -10,7 +10,7 @@ import subprocess
 import sys
 
 FEATURES = ["coal", "ai", "occ", "div", "xfer", "atomics", "sync", "kernels", "tpb", "gmem", "ops"]
-KERNEL = re.compile(r"__global__\s+(?:static\s+)?void\s+(?:__launch_bounds__\s*\([^)]*\)\s*)?(\w+)\s*\(")
+KERNEL = re.compile(r"__global__\s+(?:static\s+)?void\s+(?:__launch_bounds__\s*\((?:[^()]|\([^()]*\))*\)\s*)?(\w+)\s*\(")
 SDK_FLAGS = ["--cuda-gpu-arch=sm_90", "-Wno-unknown-cuda-version"]
 
 
