@@ -11,6 +11,9 @@
 #include <clang/Lex/HeaderSearch.h>
 #include <clang/Lex/PPCallbacks.h>
 #include <llvm/Support/FileSystem.h>
+#include <llvm/Support/Format.h>
+
+#include <chrono>
 #include <clang/Lex/Preprocessor.h>
 
 namespace cudaperf::analysis {
@@ -85,7 +88,14 @@ public:
       : options_(std::move(options)), sink_(std::move(sink)), skipped_(std::move(skipped)) {}
 
   void HandleTranslationUnit(ASTContext &ast) override {
-    sink_(analyzeTranslationUnit(ast, options_, *skipped_));
+    const auto start = std::chrono::steady_clock::now();
+    TranslationUnitReport report = analyzeTranslationUnit(ast, options_, *skipped_);
+    if (options_.printTiming) {
+      const std::chrono::duration<double, std::milli> elapsed = std::chrono::steady_clock::now() - start;
+      llvm::errs() << "cudaperf: analysis of " << report.file << " took " << llvm::format("%.3f", elapsed.count())
+                   << " ms\n";
+    }
+    sink_(std::move(report));
   }
 
 private:

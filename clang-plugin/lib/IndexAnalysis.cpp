@@ -1218,7 +1218,7 @@ private:
     return value;
   }
 
-  // A thread index that is affine in threadIdx with a constant coefficient.
+  // A thread index that is affine in threadIdx with thread-invariant coefficients.
   bool isAffineThreadIndex(const Value &value) const {
     if (value.isPointer)
       return false;
@@ -1231,7 +1231,8 @@ private:
         return false;
       if (coefficient->isZero())
         continue;
-      if (!coefficient->constantValue())
+      // A constant or thread-invariant coefficient (a chunk size parameter).
+      if (coefficient->variance(symbols_) != Variance::Uniform)
         return false;
       hasThread = true;
       rest = rest.without(thread);

@@ -35,6 +35,8 @@ public:
         options_.arch = value.str();
       } else if (value == "keep-missing-includes") {
         options_.skipMissingIncludes = false;
+      } else if (value == "timing") {
+        options_.printTiming = true;
       } else if (value == "device-pass") {
         reportDevicePass_ = true;
       } else if (value == "help") {
@@ -45,7 +47,8 @@ public:
                         "                     bank conflicts and transfers in loops\n"
                         "  arch=sm_80|sm_90   target of the theoretical occupancy (default sm_90)\n"
                         "  keep-missing-includes  fail on missing includes instead of skipping them\n"
-                        "  device-pass        report from the device pass (for --cuda-device-only)\n";
+                        "  device-pass        report from the device pass (for --cuda-device-only)\n"
+                        "  timing             print the analysis time on stderr\n";
       } else {
         return error(diagnostics, "cudaperf: unknown plugin argument '" + arg + "' (try help)");
       }

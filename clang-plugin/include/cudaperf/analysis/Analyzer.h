@@ -14,6 +14,7 @@ struct AnalysisOptions {
   std::string arch = "sm_90";      // target of the theoretical occupancy (sm_80, sm_90)
   bool emitWarnings = false;       // Clang warnings at the offending source locations
   bool skipMissingIncludes = true; // e.g. torch/extension.h: skip it, keep parsing the kernels
+  bool printTiming = false;        // "cudaperf: analysis of FILE took X ms" on stderr (benchmarks)
 };
 
 struct SourceAnalysis {
