@@ -23,8 +23,7 @@ public:
 
   std::string location(clang::SourceLocation loc) const;
   // Records the diagnostic in the report and, with warnings on, as a Clang warning.
-  void warn(clang::SourceLocation loc, const char *rule, const std::string &message,
-            std::vector<Diagnostic> &into);
+  void warn(clang::SourceLocation loc, const char *rule, const std::string &message, std::vector<Diagnostic> &into);
 
 private:
   clang::ASTContext &ast_;

@@ -56,7 +56,8 @@ private:
     };
     if (const auto *op = dyn_cast<BinaryOperator>(stmt); op && op->isAssignmentOp())
       note(op->getLHS());
-    if (const auto *op = dyn_cast<UnaryOperator>(stmt); op && (op->isIncrementDecrementOp() || op->getOpcode() == UO_AddrOf))
+    if (const auto *op = dyn_cast<UnaryOperator>(stmt);
+        op && (op->isIncrementDecrementOp() || op->getOpcode() == UO_AddrOf))
       note(op->getSubExpr());
     if (const auto *member = dyn_cast<MemberExpr>(stmt); member && !member->isArrow()) {
       // `block.x = 128` changes a dim3 local after its initialisation.
@@ -88,12 +89,18 @@ private:
       if (!left || !right)
         return std::nullopt;
       switch (op->getOpcode()) {
-      case BO_Add: return *left + *right;
-      case BO_Sub: return *left - *right;
-      case BO_Mul: return *left * *right;
-      case BO_Div: return *right ? std::optional<std::int64_t>(*left / *right) : std::nullopt;
-      case BO_Shl: return *right >= 0 && *right < 62 ? std::optional<std::int64_t>(*left << *right) : std::nullopt;
-      default: return std::nullopt;
+      case BO_Add:
+        return *left + *right;
+      case BO_Sub:
+        return *left - *right;
+      case BO_Mul:
+        return *left * *right;
+      case BO_Div:
+        return *right ? std::optional<std::int64_t>(*left / *right) : std::nullopt;
+      case BO_Shl:
+        return *right >= 0 && *right < 62 ? std::optional<std::int64_t>(*left << *right) : std::nullopt;
+      default:
+        return std::nullopt;
       }
     }
     return std::nullopt;

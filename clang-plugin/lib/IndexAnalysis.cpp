@@ -28,9 +28,9 @@ constexpr unsigned kMaxSteps = 400000;
 constexpr int kMaxInlineDepth = 3;
 
 struct Value {
-  Polynomial poly;           // integer value, or byte offset for pointers/references
-  bool isPointer = false;    // a pointer into memory object `baseName`
-  bool isReference = false;  // a C++ reference bound to memory: poly is its address
+  Polynomial poly;          // integer value, or byte offset for pointers/references
+  bool isPointer = false;   // a pointer into memory object `baseName`
+  bool isReference = false; // a C++ reference bound to memory: poly is its address
   const ValueDecl *base = nullptr;
   std::string baseName;
   MemorySpace space = MemorySpace::Global;
@@ -210,8 +210,7 @@ const char *kDimNames = "xyz";
 class KernelWalker {
 public:
   KernelWalker(ASTContext &ast, SymbolTable &symbols, KernelFacts &facts)
-      : ast_(ast), symbols_(symbols), facts_(facts),
-        lane_(symbols.builtin(SymbolKind::ThreadIdx, 0)) {}
+      : ast_(ast), symbols_(symbols), facts_(facts), lane_(symbols.builtin(SymbolKind::ThreadIdx, 0)) {}
 
   void walkKernel(const FunctionDecl *kernel) {
     callStack_.push_back(kernel);
@@ -251,8 +250,7 @@ private:
     return result;
   }
 
-  Value opaque(Variance variance, bool fromMemory = false, bool fromParam = false,
-               const std::string &name = "?") {
+  Value opaque(Variance variance, bool fromMemory = false, bool fromParam = false, const std::string &name = "?") {
     Value result;
     result.poly = Polynomial::symbol(symbols_.opaque(variance, fromMemory, fromParam, name));
     return result;
@@ -283,8 +281,7 @@ private:
 
   Value normalized(Value value) {
     if (value.poly.tooLarge())
-      value.poly = Polynomial::symbol(
-          symbols_.opaque(varianceOf(value), memoryOf(value), paramOf(value), "large"));
+      value.poly = Polynomial::symbol(symbols_.opaque(varianceOf(value), memoryOf(value), paramOf(value), "large"));
     return value;
   }
 
@@ -292,8 +289,8 @@ private:
     if (type.isNull())
       return std::nullopt;
     type = type.getNonReferenceType();
-    if (type->isDependentType() || type->isIncompleteType() || type->isUndeducedType() ||
-        type->containsErrors() || type->isVoidType() || type->isFunctionType() || type->isSizelessType())
+    if (type->isDependentType() || type->isIncompleteType() || type->isUndeducedType() || type->containsErrors() ||
+        type->isVoidType() || type->isFunctionType() || type->isSizelessType())
       return std::nullopt;
     if (const auto *record = type->getBaseElementTypeUnsafe()->getAsRecordDecl())
       if (record->isInvalidDecl() || !record->isCompleteDefinition() || record->isDependentType())
@@ -514,6 +511,9 @@ private:
     fact.variable = address.pointer.baseName.empty() ? "?" : address.pointer.baseName;
     fact.expression = text(site);
     fact.bytes = static_cast<unsigned>(typeSize(address.type).value_or(0));
+    // A 16x16 wmma tile moved by a warp: 8 elements per thread.
+    if (warpCooperative)
+      fact.bytes *= 8;
     fact.byteOffset = address.pointer.poly;
     fact.addressKnown = address.pointer.base != nullptr;
     fact.loopDepth = loopDepth_;
@@ -687,8 +687,8 @@ private:
     const QualType to = cast->getType();
     if (to->isPointerType() && value.isPointer)
       return value; // pointer casts keep the memory object; the access type comes from the use
-    if (to->isIntegralOrEnumerationType() && !to->isBooleanType() &&
-        sub->getType()->isIntegralOrEnumerationType() && !value.isPointer)
+    if (to->isIntegralOrEnumerationType() && !to->isBooleanType() && sub->getType()->isIntegralOrEnumerationType() &&
+        !value.isPointer)
       return value;
     if (value.isReference && !to->isReferenceType())
       value.isReference = false;
@@ -799,8 +799,8 @@ private:
            BinaryOperator::isShiftOp(op) || BinaryOperator::isBitwiseOp(op);
   }
 
-  Value arithmetic(BinaryOperatorKind op, const Value &left, const Value &right, QualType leftType,
-                   QualType rightType, QualType resultType) {
+  Value arithmetic(BinaryOperatorKind op, const Value &left, const Value &right, QualType leftType, QualType rightType,
+                   QualType resultType) {
     if (isArithmetic(op) && (isFloatingLike(resultType) || memoryOf(left) || memoryOf(right)))
       countOps(1, resultType);
     if (left.isPointer && !right.isPointer && (op == BO_Add || op == BO_Sub) && leftType->isPointerType())
@@ -832,14 +832,12 @@ private:
     const Expr *lhs = stripNoOps(op->getLHS());
     const auto code = op->getOpcode();
     const bool compound = code != BO_Assign;
-    const BinaryOperatorKind arithmeticCode =
-        compound ? BinaryOperator::getOpForCompoundAssignment(code) : BO_Assign;
+    const BinaryOperatorKind arithmeticCode = compound ? BinaryOperator::getOpForCompoundAssignment(code) : BO_Assign;
     Value rhs = eval(op->getRHS());
     if (const auto *var = referencedVar(lhs); var && env_.count(var) && !env_[var].isReference) {
       Value updated = rhs;
       if (compound)
-        updated = arithmetic(arithmeticCode, env_[var], rhs, lhs->getType(), op->getRHS()->getType(),
-                             lhs->getType());
+        updated = arithmetic(arithmeticCode, env_[var], rhs, lhs->getType(), op->getRHS()->getType(), lhs->getType());
       env_[var] = updated;
       return updated;
     }
@@ -924,8 +922,8 @@ private:
 
   Value evalConditional(const AbstractConditionalOperator *conditional) {
     Value condition = eval(conditional->getCond());
-    const Variance control = recordBranch(conditional->getQuestionLoc(), BranchKind::Conditional,
-                                          conditional->getCond(), condition);
+    const Variance control =
+        recordBranch(conditional->getQuestionLoc(), BranchKind::Conditional, conditional->getCond(), condition);
     control_.push_back(control);
     Env before = env_;
     Value whenTrue = eval(conditional->getTrueExpr());
@@ -1079,8 +1077,8 @@ private:
     }
     if (qualified.find("wmma::") != std::string::npos)
       return evalWmma(call, name);
-    if (memberCall && (name == "thread_rank" || name == "meta_group_rank" || name == "size" ||
-                       name == "num_threads" || name == "group_index" || name == "thread_index"))
+    if (memberCall && (name == "thread_rank" || name == "meta_group_rank" || name == "size" || name == "num_threads" ||
+                       name == "group_index" || name == "thread_index"))
       return cooperativeGroupQuery(memberCall, name);
     if (isHalfIntrinsic(name)) {
       if (recording_) {
@@ -1102,7 +1100,8 @@ private:
   }
 
   static bool isHalfIntrinsic(const std::string &name) {
-    static const std::regex halfOp("__h(add|sub|mul|div|fma|neg|abs|max|min)2?(_rn|_sat|_relu)?|h(exp|log|sqrt|rsqrt|rcp)2?");
+    static const std::regex halfOp(
+        "__h(add|sub|mul|div|fma|neg|abs|max|min)2?(_rn|_sat|_relu)?|h(exp|log|sqrt|rsqrt|rcp)2?");
     return std::regex_match(name, halfOp);
   }
 
@@ -1163,8 +1162,8 @@ private:
       for (unsigned i = 2; i < call->getNumArgs(); ++i)
         eval(call->getArg(i));
       if (pointer.isPointer)
-        recordAccess(call, Address{pointer, call->getArg(1)->getType()->getPointeeType()}, AccessKind::Load,
-                     false, true);
+        recordAccess(call, Address{pointer, call->getArg(1)->getType()->getPointeeType()}, AccessKind::Load, false,
+                     true);
       return opaque(Variance::Uniform);
     }
     if (name == "store_matrix_sync" && call->getNumArgs() >= 2) {
@@ -1172,8 +1171,8 @@ private:
       for (unsigned i = 1; i < call->getNumArgs(); ++i)
         eval(call->getArg(i));
       if (pointer.isPointer)
-        recordAccess(call, Address{pointer, call->getArg(0)->getType()->getPointeeType()}, AccessKind::Store,
-                     false, true);
+        recordAccess(call, Address{pointer, call->getArg(0)->getType()->getPointeeType()}, AccessKind::Store, false,
+                     true);
       return opaque(Variance::Uniform);
     }
     if (name == "mma_sync" && recording_) {
@@ -1190,9 +1189,8 @@ private:
     if (name == "thread_rank") {
       Value rank;
       if (group.find("grid") != std::string::npos) {
-        rank.poly = Polynomial::symbol(lane_) +
-                    Polynomial::symbol(symbols_.builtin(SymbolKind::BlockIdx, 0)) *
-                        Polynomial::symbol(symbols_.builtin(SymbolKind::BlockDim, 0));
+        rank.poly = Polynomial::symbol(lane_) + Polynomial::symbol(symbols_.builtin(SymbolKind::BlockIdx, 0)) *
+                                                    Polynomial::symbol(symbols_.builtin(SymbolKind::BlockDim, 0));
       } else if (group.find("tile") != std::string::npos || group.find("coalesced") != std::string::npos) {
         rank.poly = Polynomial::symbol(lane_) + opaque(Variance::WarpUniform).poly;
       } else {
@@ -1369,7 +1367,8 @@ private:
     std::optional<std::int64_t> start;
     if (const auto *init = induction->getInit())
       start = evaluateInt(init);
-    const auto *condition = dyn_cast_or_null<BinaryOperator>(loop->getCond() ? loop->getCond()->IgnoreParenImpCasts() : nullptr);
+    const auto *condition =
+        dyn_cast_or_null<BinaryOperator>(loop->getCond() ? loop->getCond()->IgnoreParenImpCasts() : nullptr);
     if (!start || !condition || referencedVar(condition->getLHS()) != induction)
       return kDefaultTripCount;
     auto bound = evaluateInt(condition->getRHS()->IgnoreParenImpCasts());
@@ -1377,12 +1376,23 @@ private:
       return kDefaultTripCount;
     std::int64_t span = 0;
     switch (condition->getOpcode()) {
-    case BO_LT: span = *bound - *start; break;
-    case BO_LE: span = *bound - *start + 1; break;
-    case BO_GT: span = *start - *bound; break;
-    case BO_GE: span = *start - *bound + 1; break;
-    case BO_NE: span = std::llabs(*bound - *start); break;
-    default: return kDefaultTripCount;
+    case BO_LT:
+      span = *bound - *start;
+      break;
+    case BO_LE:
+      span = *bound - *start + 1;
+      break;
+    case BO_GT:
+      span = *start - *bound;
+      break;
+    case BO_GE:
+      span = *start - *bound + 1;
+      break;
+    case BO_NE:
+      span = std::llabs(*bound - *start);
+      break;
+    default:
+      return kDefaultTripCount;
     }
     const std::int64_t magnitude = std::llabs(step);
     if (span <= 0)
@@ -1455,8 +1465,7 @@ private:
         primary = var;
         primaryStep = step.poly.constantValue().value_or(0);
         // Grid-stride: starts at the global thread index, steps by the grid size.
-        if (recording_ && before.poly.contains(lane_) &&
-            before.poly.containsKind(symbols_, SymbolKind::BlockIdx) &&
+        if (recording_ && before.poly.contains(lane_) && before.poly.containsKind(symbols_, SymbolKind::BlockIdx) &&
             step.poly.containsKind(symbols_, SymbolKind::GridDim))
           ++facts_.gridStrideLoops;
       }
@@ -1504,9 +1513,9 @@ private:
     if (const auto *conditionVar = branch->getConditionVariable())
       declare(conditionVar);
     Value condition = eval(branch->getCond());
-    Variance control = branch->isConstexpr() ? Variance::Uniform
-                                             : recordBranch(branch->getIfLoc(), BranchKind::If,
-                                                            branch->getCond(), condition);
+    Variance control = branch->isConstexpr()
+                           ? Variance::Uniform
+                           : recordBranch(branch->getIfLoc(), BranchKind::If, branch->getCond(), condition);
     control_.push_back(control);
     Env before = env_;
     walkStmt(branch->getThen());
@@ -1522,7 +1531,8 @@ private:
   void walkSwitch(const SwitchStmt *switchStmt) {
     walkStmt(switchStmt->getInit());
     Value condition = eval(switchStmt->getCond());
-    const Variance control = recordBranch(switchStmt->getSwitchLoc(), BranchKind::Switch, switchStmt->getCond(), condition);
+    const Variance control =
+        recordBranch(switchStmt->getSwitchLoc(), BranchKind::Switch, switchStmt->getCond(), condition);
     control_.push_back(control);
     Env before = env_;
     walkStmt(switchStmt->getBody());

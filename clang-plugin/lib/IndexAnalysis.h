@@ -19,9 +19,9 @@ void collectKernelFacts(clang::ASTContext &ast, SymbolTable &symbols, const clan
 // How one access's address moves from lane to lane (threadIdx.x to threadIdx.x + 1).
 struct LaneStride {
   StrideClass strideClass = StrideClass::Unknown;
-  std::int64_t bytes = 0;     // for Constant
-  std::int64_t elements = 0;  // bytes / access size, rounded away from zero
-  std::string symbolic;       // for Symbolic: the coefficient, printed
+  std::int64_t bytes = 0;    // for Constant
+  std::int64_t elements = 0; // bytes / access size, rounded away from zero
+  std::string symbolic;      // for Symbolic: the coefficient, printed
 };
 
 LaneStride strideAcrossLanes(const AccessFact &access, const SymbolTable &symbols);

@@ -7,12 +7,8 @@ namespace cudaperf::analysis {
 namespace {
 const char *kDims = "xyz";
 
-bool addOverflows(std::int64_t a, std::int64_t b, std::int64_t &out) {
-  return __builtin_add_overflow(a, b, &out);
-}
-bool mulOverflows(std::int64_t a, std::int64_t b, std::int64_t &out) {
-  return __builtin_mul_overflow(a, b, &out);
-}
+bool addOverflows(std::int64_t a, std::int64_t b, std::int64_t &out) { return __builtin_add_overflow(a, b, &out); }
+bool mulOverflows(std::int64_t a, std::int64_t b, std::int64_t &out) { return __builtin_mul_overflow(a, b, &out); }
 } // namespace
 
 SymbolTable::SymbolTable() {
@@ -26,15 +22,12 @@ SymbolTable::SymbolTable() {
       symbol.name = std::string(names[kind]) + "." + kDims[dim];
       // threadIdx.y/z are warp-uniform under the documented assumption that
       // blockDim.x is a multiple of 32; threadIdx.x is the lane.
-      symbol.variance = kind == 0 ? (dim == 0 ? Variance::LaneVarying : Variance::WarpUniform)
-                                  : Variance::Uniform;
+      symbol.variance = kind == 0 ? (dim == 0 ? Variance::LaneVarying : Variance::WarpUniform) : Variance::Uniform;
       symbols_.push_back(symbol);
     }
 }
 
-SymbolId SymbolTable::builtin(SymbolKind kind, int dimension) const {
-  return static_cast<int>(kind) * 3 + dimension;
-}
+SymbolId SymbolTable::builtin(SymbolKind kind, int dimension) const { return static_cast<int>(kind) * 3 + dimension; }
 
 SymbolId SymbolTable::param(const std::string &name) {
   if (auto it = params_.find(name); it != params_.end())
@@ -94,9 +87,7 @@ void Polynomial::addTerm(const Monomial &monomial, std::int64_t coefficient) {
   }
 }
 
-bool Polynomial::isConstant() const {
-  return terms_.empty() || (terms_.size() == 1 && terms_.begin()->first.empty());
-}
+bool Polynomial::isConstant() const { return terms_.empty() || (terms_.size() == 1 && terms_.begin()->first.empty()); }
 
 std::optional<std::int64_t> Polynomial::constantValue() const {
   if (terms_.empty())

@@ -63,15 +63,13 @@ public:
     // AST holds every kernel body and launch, so the report comes from it once.
     const bool devicePass = compiler.getLangOpts().CUDAIsDevice;
     if (devicePass != reportDevicePass_ && compiler.getLangOpts().CUDA) {
-      cudaperf::analysis::installIncludeRecovery(compiler, options_,
-                                                 std::make_shared<std::vector<std::string>>());
+      cudaperf::analysis::installIncludeRecovery(compiler, options_, std::make_shared<std::vector<std::string>>());
       return std::make_unique<ASTConsumer>();
     }
     // Clang destroys this action right after it hands over the consumer:
     // the sink keeps its own copy of the settings.
     return cudaperf::analysis::createFeatureConsumer(
-        compiler, options_,
-        [format = format_, output = output_, &compiler](cudaperf::TranslationUnitReport &&report) {
+        compiler, options_, [format = format_, output = output_, &compiler](cudaperf::TranslationUnitReport &&report) {
           write(compiler, report, format, output);
         });
   }
@@ -105,5 +103,4 @@ private:
 
 } // namespace
 
-static FrontendPluginRegistry::Add<CudaPerfAction> registration("cudaperf",
-                                                                 "CUDA kernel structural feature report");
+static FrontendPluginRegistry::Add<CudaPerfAction> registration("cudaperf", "CUDA kernel structural feature report");

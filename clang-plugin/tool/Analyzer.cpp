@@ -17,7 +17,8 @@
 
 namespace cudaperf {
 
-std::vector<std::string> analysisCompilerArgs(const AnalysisOptions &options, const std::vector<std::string> &userArgs) {
+std::vector<std::string> analysisCompilerArgs(const AnalysisOptions &options,
+                                              const std::vector<std::string> &userArgs) {
   std::vector<std::string> args;
   const std::string resourceDir = CUDAPERF_CLANG_RESOURCE_DIR;
   if (!resourceDir.empty())

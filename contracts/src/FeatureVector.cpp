@@ -7,9 +7,9 @@ namespace cudaperf {
 namespace {
 // One table of member pointers keeps the name order and the struct in step.
 constexpr std::array<double FeatureVector::*, kFeatureCount> kMembers = {
-    &FeatureVector::coal,    &FeatureVector::ai,   &FeatureVector::occ,     &FeatureVector::div,
-    &FeatureVector::xfer,    &FeatureVector::atomics, &FeatureVector::sync, &FeatureVector::kernels,
-    &FeatureVector::tpb,     &FeatureVector::gmem, &FeatureVector::ops};
+    &FeatureVector::coal, &FeatureVector::ai,      &FeatureVector::occ,  &FeatureVector::div,
+    &FeatureVector::xfer, &FeatureVector::atomics, &FeatureVector::sync, &FeatureVector::kernels,
+    &FeatureVector::tpb,  &FeatureVector::gmem,    &FeatureVector::ops};
 } // namespace
 
 std::array<double, kFeatureCount> FeatureVector::toArray() const {

@@ -106,8 +106,7 @@ json::object kernelToJson(const KernelReport &kernel) {
   for (const auto &sync : kernel.syncs)
     syncs.push_back(json::object{{"location", sync.location},
                                  {"function", sync.function},
-                                 {"under_thread_dependent_condition",
-                                  sync.underThreadDependentCondition},
+                                 {"under_thread_dependent_condition", sync.underThreadDependentCondition},
                                  {"loop_depth", sync.loopDepth}});
   for (const auto &atomic : kernel.atomics)
     atomics.push_back(json::object{{"location", atomic.location},
@@ -131,9 +130,8 @@ json::object kernelToJson(const KernelReport &kernel) {
           {"syncs", std::move(syncs)},
           {"atomics", std::move(atomics)},
           {"shared", sharedToJson(kernel.shared)},
-          {"launch_bounds",
-           json::object{{"max_threads_per_block", optionalInt(kernel.launchBounds.maxThreadsPerBlock)},
-                        {"min_blocks_per_sm", optionalInt(kernel.launchBounds.minBlocksPerSM)}}},
+          {"launch_bounds", json::object{{"max_threads_per_block", optionalInt(kernel.launchBounds.maxThreadsPerBlock)},
+                                         {"min_blocks_per_sm", optionalInt(kernel.launchBounds.minBlocksPerSM)}}},
           {"occupancy", std::move(occupancyObject)},
           {"launch_count", kernel.launchCount},
           {"extras", extrasToJson(kernel.extras)},
@@ -147,8 +145,7 @@ json::value dim3ToJson(const Dim3 &dim) {
                         {"z", optionalInt(dim.z)},
                         {"known", false},
                         {"expression", dim.expression}};
-  return json::object{{"x", *dim.x}, {"y", *dim.y}, {"z", *dim.z}, {"known", true},
-                      {"expression", dim.expression}};
+  return json::object{{"x", *dim.x}, {"y", *dim.y}, {"z", *dim.z}, {"known", true}, {"expression", dim.expression}};
 }
 
 json::object launchToJson(const LaunchSite &launch) {
@@ -260,12 +257,10 @@ FeatureVector featuresFromJson(const json::value &value) {
     if (!entry)
       throw std::invalid_argument("features: missing key '" + std::string(kFeatureNames[i]) + "'");
     if (!entry->is_number())
-      throw std::invalid_argument("features: key '" + std::string(kFeatureNames[i]) +
-                                  "' is not a number");
+      throw std::invalid_argument("features: key '" + std::string(kFeatureNames[i]) + "' is not a number");
     const double number = entry->to_number<double>();
     if (!std::isfinite(number))
-      throw std::invalid_argument("features: key '" + std::string(kFeatureNames[i]) +
-                                  "' is not finite");
+      throw std::invalid_argument("features: key '" + std::string(kFeatureNames[i]) + "' is not finite");
     features[i] = number;
   }
   return features;

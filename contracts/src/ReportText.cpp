@@ -36,9 +36,9 @@ std::string strideText(const MemoryAccess &access) {
 
 std::string reportToText(const TranslationUnitReport &report) {
   std::ostringstream out;
-  out << "== " << report.file << " (" << report.arch << ", " << report.kernels.size()
-      << " kernel" << (report.kernels.size() == 1 ? "" : "s") << ", " << report.launches.size()
-      << " launch" << (report.launches.size() == 1 ? "" : "es") << ")\n";
+  out << "== " << report.file << " (" << report.arch << ", " << report.kernels.size() << " kernel"
+      << (report.kernels.size() == 1 ? "" : "s") << ", " << report.launches.size() << " launch"
+      << (report.launches.size() == 1 ? "" : "es") << ")\n";
   if (report.errors)
     out << "   " << report.errors << " compiler error(s) in this file; kernels that parsed are reported\n";
   for (const auto &include : report.host.skippedIncludes)
@@ -49,9 +49,8 @@ std::string reportToText(const TranslationUnitReport &report) {
         << (kernel.templatePattern ? "  (uninstantiated template)" : "") << "\n";
     writeFeatures(out, kernel.features, "  ");
     const auto &occupancy = kernel.occupancy;
-    out << "  launch: tpb=" << (occupancy.threadsPerBlock ? std::to_string(*occupancy.threadsPerBlock) : "?")
-        << " (" << occupancy.tpbSource << "), occupancy " << number(occupancy.theoretical) << " on "
-        << occupancy.arch;
+    out << "  launch: tpb=" << (occupancy.threadsPerBlock ? std::to_string(*occupancy.threadsPerBlock) : "?") << " ("
+        << occupancy.tpbSource << "), occupancy " << number(occupancy.theoretical) << " on " << occupancy.arch;
     if (!occupancy.limiter.empty())
       out << " (limited by " << occupancy.limiter << ")";
     out << ", launched " << kernel.launchCount << "x\n";
@@ -59,8 +58,7 @@ std::string reportToText(const TranslationUnitReport &report) {
       out << "  launch_bounds: max " << *kernel.launchBounds.maxThreadsPerBlock << " min "
           << kernel.launchBounds.minBlocksPerSM.value_or(0) << "\n";
     if (kernel.shared.staticBytes || kernel.shared.usesDynamic) {
-      out << "  shared: " << kernel.shared.staticBytes << " B static"
-          << (kernel.shared.usesDynamic ? ", dynamic" : "");
+      out << "  shared: " << kernel.shared.staticBytes << " B static" << (kernel.shared.usesDynamic ? ", dynamic" : "");
       if (kernel.shared.dynamicBytes)
         out << " (" << *kernel.shared.dynamicBytes << " B at launch)";
       out << ", worst bank conflict " << kernel.shared.maxBankConflictWays << "-way\n";
@@ -83,11 +81,11 @@ std::string reportToText(const TranslationUnitReport &report) {
       }
     }
     for (const auto &branch : kernel.branches)
-      out << "  branch " << toString(branch.kind) << " (" << branch.condition << ") "
-          << toString(branch.branchClass) << "  @" << branch.location << "\n";
+      out << "  branch " << toString(branch.kind) << " (" << branch.condition << ") " << toString(branch.branchClass)
+          << "  @" << branch.location << "\n";
     for (const auto &sync : kernel.syncs)
-      out << "  sync " << sync.function << (sync.underThreadDependentCondition ? "  thread-dependent" : "")
-          << "  @" << sync.location << "\n";
+      out << "  sync " << sync.function << (sync.underThreadDependentCondition ? "  thread-dependent" : "") << "  @"
+          << sync.location << "\n";
     for (const auto &atomic : kernel.atomics)
       out << "  atomic " << atomic.function << " " << toString(atomic.space) << "  @" << atomic.location << "\n";
     const auto &extras = kernel.extras;
@@ -97,8 +95,8 @@ std::string reportToText(const TranslationUnitReport &report) {
         << " unroll=" << extras.unrollPragmas << " half=" << extras.halfArithmetic << " bf16=" << extras.bf16Arithmetic
         << " constant=" << extras.constantLoads << " device_sync_in_loops=" << extras.deviceSyncInLoops << "\n";
     for (const auto &diagnostic : kernel.diagnostics)
-      out << "  " << toString(diagnostic.severity) << ": " << diagnostic.message << "  @"
-          << diagnostic.location << "\n";
+      out << "  " << toString(diagnostic.severity) << ": " << diagnostic.message << "  @" << diagnostic.location
+          << "\n";
   }
 
   if (!report.launches.empty()) {
@@ -113,8 +111,8 @@ std::string reportToText(const TranslationUnitReport &report) {
   if (!report.host.transfers.empty()) {
     out << "transfers:\n";
     for (const auto &transfer : report.host.transfers)
-      out << "  " << transfer.function << (transfer.loopDepth ? " (in loop)" : "") << "  @"
-          << transfer.location << "\n";
+      out << "  " << transfer.function << (transfer.loopDepth ? " (in loop)" : "") << "  @" << transfer.location
+          << "\n";
   }
   for (const auto &diagnostic : report.diagnostics)
     out << toString(diagnostic.severity) << ": " << diagnostic.message << "  @" << diagnostic.location << "\n";

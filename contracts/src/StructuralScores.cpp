@@ -28,15 +28,12 @@ double coalescingScore(StrideClass strideClass, std::int64_t strideElements) {
   return -0.5;
 }
 
-double loopSiteWeight(unsigned loopDepth) {
-  return std::pow(8.0, static_cast<double>(std::min(loopDepth, 6u)));
-}
+double loopSiteWeight(unsigned loopDepth) { return std::pow(8.0, static_cast<double>(std::min(loopDepth, 6u))); }
 
 double occupancyProxy(std::int64_t threadsPerBlock) {
   if (threadsPerBlock >= 128 && threadsPerBlock <= 256)
     return 1.0;
-  if ((threadsPerBlock >= 64 && threadsPerBlock < 128) ||
-      (threadsPerBlock > 256 && threadsPerBlock <= 512))
+  if ((threadsPerBlock >= 64 && threadsPerBlock < 128) || (threadsPerBlock > 256 && threadsPerBlock <= 512))
     return 0.4;
   return 0.1;
 }
@@ -66,8 +63,7 @@ const ArchLimits &archLimits(const char *arch) {
 }
 
 OccupancyEstimate theoreticalOccupancy(const ArchLimits &arch, std::int64_t threadsPerBlock,
-                                       std::int64_t sharedBytesPerBlock,
-                                       std::optional<unsigned> registersPerThread) {
+                                       std::int64_t sharedBytesPerBlock, std::optional<unsigned> registersPerThread) {
   OccupancyEstimate estimate;
   if (threadsPerBlock <= 0 || threadsPerBlock > arch.maxThreadsPerBlock || sharedBytesPerBlock < 0 ||
       sharedBytesPerBlock > arch.sharedPerBlockMax) {
@@ -101,8 +97,7 @@ OccupancyEstimate theoreticalOccupancy(const ArchLimits &arch, std::int64_t thre
     }
   }
   estimate.activeBlocks = blocks;
-  estimate.theoretical =
-      static_cast<double>(blocks * warpsPerBlock) / static_cast<double>(arch.maxWarpsPerSM);
+  estimate.theoretical = static_cast<double>(blocks * warpsPerBlock) / static_cast<double>(arch.maxWarpsPerSM);
   return estimate;
 }
 

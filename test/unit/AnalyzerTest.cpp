@@ -18,8 +18,8 @@ std::string mockHeader() {
 }
 
 SourceAnalysis analyze(const std::string &source, AnalysisOptions options = {}) {
-  return analyzeSource("#include \"cuda.h\"\n" + source, "kernel.cu", options,
-                       {"-nocudainc", "-nocudalib", "-I/mock"}, {{"/mock/cuda.h", mockHeader()}});
+  return analyzeSource("#include \"cuda.h\"\n" + source, "kernel.cu", options, {"-nocudainc", "-nocudalib", "-I/mock"},
+                       {{"/mock/cuda.h", mockHeader()}});
 }
 
 } // namespace

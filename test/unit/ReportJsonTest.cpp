@@ -65,8 +65,8 @@ TEST(ReportJson, ContractShape) {
 
   auto parsed = json::parse(reportsToJsonText({report}, false));
   const auto &k = parsed.at("kernels").at(0);
-  for (const char *key : {"name", "location", "features", "accesses", "branches", "shared", "launch_bounds",
-                          "extras", "diagnostics"})
+  for (const char *key :
+       {"name", "location", "features", "accesses", "branches", "shared", "launch_bounds", "extras", "diagnostics"})
     EXPECT_TRUE(k.as_object().contains(key)) << key;
   EXPECT_TRUE(k.at("accesses").at(0).at("stride").is_null());
   EXPECT_EQ(k.at("accesses").at(0).at("space").as_string(), "global");

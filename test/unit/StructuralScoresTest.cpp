@@ -42,9 +42,9 @@ TEST(BankConflicts, GcdOfWordStride) {
   EXPECT_EQ(bankConflictDegree(33, 4), 1u);
   EXPECT_EQ(bankConflictDegree(2, 4), 2u);
   EXPECT_EQ(bankConflictDegree(16, 4), 16u);
-  EXPECT_EQ(bankConflictDegree(0, 4), 1u);   // broadcast
-  EXPECT_EQ(bankConflictDegree(4, 16), 1u);  // float4, consecutive
-  EXPECT_EQ(bankConflictDegree(2, 8), 1u);   // double, consecutive
+  EXPECT_EQ(bankConflictDegree(0, 4), 1u);  // broadcast
+  EXPECT_EQ(bankConflictDegree(4, 16), 1u); // float4, consecutive
+  EXPECT_EQ(bankConflictDegree(2, 8), 1u);  // double, consecutive
   EXPECT_EQ(bankConflictDegree(-32, 4), 32u);
 }
 

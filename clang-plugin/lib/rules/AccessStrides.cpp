@@ -32,7 +32,7 @@ public:
           // wmma tiles are loaded by the warp together, row by row.
           access.strideClass = StrideClass::Constant;
           access.stride = 1;
-          access.strideBytes = fact.bytes;
+          access.strideBytes = fact.bytes / 8;
         } else {
           const LaneStride stride = strideAcrossLanes(fact, facts.symbols);
           access.strideClass = stride.strideClass;

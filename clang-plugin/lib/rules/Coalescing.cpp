@@ -27,13 +27,12 @@ public:
             access.strideClass == StrideClass::Symbolic ||
             (access.strideClass == StrideClass::Constant && (access.stride > 4 || access.stride < -4));
         if (uncoalesced) {
-          const std::string stride = access.strideClass == StrideClass::Symbolic
-                                         ? access.strideExpr
-                                         : std::to_string(access.stride);
+          const std::string stride =
+              access.strideClass == StrideClass::Symbolic ? access.strideExpr : std::to_string(access.stride);
           context.warn(facts.kernels[k].accesses[a].loc, name(),
-                       std::string("global ") + toString(access.kind) + (access.kind == AccessKind::Store ? " to '" : " from '") +
-                           access.variable + "' has stride " + stride +
-                           " elements across threadIdx.x: uncoalesced",
+                       std::string("global ") + toString(access.kind) +
+                           (access.kind == AccessKind::Store ? " to '" : " from '") + access.variable +
+                           "' has stride " + stride + " elements across threadIdx.x: uncoalesced",
                        kernel.diagnostics);
         }
       }

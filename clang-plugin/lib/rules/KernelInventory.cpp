@@ -17,8 +17,8 @@ public:
       kernel.launchBounds = facts.launchBounds;
       kernel.features.kernels = 1;
       if (facts.budgetExhausted)
-        kernel.diagnostics.push_back({kernel.location, Severity::Note, name(),
-                                      "analysis budget exhausted; features cover the part walked"});
+        kernel.diagnostics.push_back(
+            {kernel.location, Severity::Note, name(), "analysis budget exhausted; features cover the part walked"});
       report.kernels.push_back(std::move(kernel));
     }
   }

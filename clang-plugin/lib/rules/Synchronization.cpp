@@ -20,11 +20,13 @@ public:
         kernel.extras.loopWeightedSync += fact.tripWeight;
         // __syncwarp with a mask is designed for divergent code; block barriers are not.
         if (divergent && fact.function != "__syncwarp")
-          context.warn(fact.loc, name(),
-                       fact.underThreadDependentCondition
-                           ? "barrier " + fact.function + " under a thread-dependent condition: threads that skip it deadlock or corrupt the block"
-                           : "barrier " + fact.function + " after a thread-dependent return: exited threads never reach it",
-                       kernel.diagnostics);
+          context.warn(
+              fact.loc, name(),
+              fact.underThreadDependentCondition
+                  ? "barrier " + fact.function +
+                        " under a thread-dependent condition: threads that skip it deadlock or corrupt the block"
+                  : "barrier " + fact.function + " after a thread-dependent return: exited threads never reach it",
+              kernel.diagnostics);
       }
       kernel.features.sync = static_cast<double>(kernel.syncs.size());
     }

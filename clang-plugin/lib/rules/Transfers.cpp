@@ -38,8 +38,8 @@ public:
       for (const TransferFact &transfer : facts.transfers) {
         bool before = false;
         for (const LaunchFact &launch : facts.launches)
-          before |= launch.kernel == decl && launch.hostFunction == transfer.hostFunction &&
-                    transfer.order < launch.order;
+          before |=
+              launch.kernel == decl && launch.hostFunction == transfer.hostFunction && transfer.order < launch.order;
         if (before)
           xfer += loopSiteWeight(transfer.loopDepth);
       }

@@ -18,21 +18,20 @@ struct AnalysisOptions {
 };
 
 struct SourceAnalysis {
-  bool parsed = false;                  // false only when Clang could not run at all
+  bool parsed = false; // false only when Clang could not run at all
   std::vector<TranslationUnitReport> reports;
-  std::string compilerDiagnostics;      // what Clang printed (errors in host code, ...)
+  std::string compilerDiagnostics; // what Clang printed (errors in host code, ...)
 };
 
 // Compiler flags that make Clang 19 parse a CUDA 13 file for analysis: host pass
 // only (the host AST holds every kernel body), the target arch, and the CUDA
 // version warning silenced. `userArgs` come after and win.
-std::vector<std::string> analysisCompilerArgs(const AnalysisOptions &options,
-                                              const std::vector<std::string> &userArgs);
+std::vector<std::string> analysisCompilerArgs(const AnalysisOptions &options, const std::vector<std::string> &userArgs);
 
 // Analyses one CUDA source held in memory (the daemon, the fuzzer).
 // `extraFiles` are additional in-memory headers, as {path, contents}.
-SourceAnalysis analyzeSource(std::string_view source, std::string_view fileName,
-                             const AnalysisOptions &options, const std::vector<std::string> &compilerArgs,
+SourceAnalysis analyzeSource(std::string_view source, std::string_view fileName, const AnalysisOptions &options,
+                             const std::vector<std::string> &compilerArgs,
                              const std::vector<std::pair<std::string, std::string>> &extraFiles = {});
 
 } // namespace cudaperf

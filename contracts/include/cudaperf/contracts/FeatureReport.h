@@ -32,7 +32,7 @@ const char *toString(Severity severity);
 struct Diagnostic {
   std::string location; // "file:line:col"
   Severity severity = Severity::Warning;
-  std::string rule;     // the rule that produced it, e.g. "coalescing"
+  std::string rule; // the rule that produced it, e.g. "coalescing"
   std::string message;
 };
 
@@ -40,19 +40,19 @@ struct MemoryAccess {
   std::string location;
   MemorySpace space = MemorySpace::Global;
   AccessKind kind = AccessKind::Load;
-  std::string variable;       // the memory object (pointer parameter, shared array)
-  std::string expression;     // the address as written
-  unsigned accessBytes = 0;   // size of the scalar or vector actually moved
+  std::string variable;     // the memory object (pointer parameter, shared array)
+  std::string expression;   // the address as written
+  unsigned accessBytes = 0; // size of the scalar or vector actually moved
   StrideClass strideClass = StrideClass::Unknown;
-  std::int64_t stride = 0;    // elements of accessBytes between neighbouring lanes
+  std::int64_t stride = 0; // elements of accessBytes between neighbouring lanes
   std::int64_t strideBytes = 0;
-  std::string strideExpr;     // symbolic coefficient as written, e.g. "C"
-  double score = 0;           // coalescing score (global accesses)
+  std::string strideExpr;                   // symbolic coefficient as written, e.g. "C"
+  double score = 0;                         // coalescing score (global accesses)
   std::optional<unsigned> bankConflictWays; // shared accesses with a known stride
   unsigned loopDepth = 0;
-  double weight = 1;          // 8^loopDepth
-  bool vectorized = false;    // float2/float4/int4/... in one access
-  bool readOnlyCache = false; // through __ldg
+  double weight = 1;            // 8^loopDepth
+  bool vectorized = false;      // float2/float4/int4/... in one access
+  bool readOnlyCache = false;   // through __ldg
   bool warpCooperative = false; // wmma load/store: the warp moves a tile together
 };
 

@@ -37,9 +37,9 @@ double occupancyProxy(std::int64_t threadsPerBlock);
 unsigned bankConflictDegree(std::int64_t wordStride, unsigned accessBytes);
 
 struct OccupancyEstimate {
-  double theoretical = 0;     // active warps / max warps per SM
-  unsigned activeBlocks = 0;  // resident blocks per SM
-  const char *limiter = "";   // "warps", "blocks", "shared_memory", "registers", "invalid"
+  double theoretical = 0;    // active warps / max warps per SM
+  unsigned activeBlocks = 0; // resident blocks per SM
+  const char *limiter = "";  // "warps", "blocks", "shared_memory", "registers", "invalid"
 };
 
 struct ArchLimits {
@@ -47,8 +47,8 @@ struct ArchLimits {
   unsigned maxWarpsPerSM;
   unsigned maxBlocksPerSM;
   unsigned maxThreadsPerBlock;
-  unsigned sharedPerSM;        // bytes usable by blocks on one SM
-  unsigned sharedPerBlockMax;  // bytes one block may use (opt-in maximum)
+  unsigned sharedPerSM;       // bytes usable by blocks on one SM
+  unsigned sharedPerBlockMax; // bytes one block may use (opt-in maximum)
   unsigned sharedReservedPerBlock;
   unsigned registersPerSM;
   unsigned registerAllocationUnit; // registers are allocated per warp in these units
