@@ -16,9 +16,9 @@ SDK_FLAGS = ["--cuda-gpu-arch=sm_90", "-Wno-unknown-cuda-version"]
 
 def command(args, path):
     if args.mode == "plugin":
-        return [args.clang, "-fsyntax-only", *SDK_FLAGS, f"-fplugin={args.plugin}",
+        return [args.clang, "-fsyntax-only", *SDK_FLAGS, *args.flags, f"-fplugin={args.plugin}",
                 "-fplugin-arg-cudaperf-format=json", str(path)]
-    return [args.tool, "--format=json", str(path)]
+    return [args.tool, "--format=json", str(path), "--", *args.flags]
 
 
 def check(args, path):
@@ -38,7 +38,7 @@ def check(args, path):
         if not all(isinstance(features[k], (int, float)) for k in FEATURES):
             return "non-numeric feature"
     reported = {k["name"].split("<")[0] for k in report["kernels"]}
-    source = re.sub(r"//.*", "", path.read_text())
+    source = re.sub(r"//.*", "", path.read_text(errors="replace"))
     defined = set(KERNEL.findall(source))
     missing = defined - reported
     if missing:
@@ -52,6 +52,8 @@ def main():
     parser.add_argument("--clang", default="clang++-19")
     parser.add_argument("--plugin")
     parser.add_argument("--tool")
+    parser.add_argument("--flag", dest="flags", action="append", default=[],
+                        help="extra compiler flag (repeat), e.g. --flag=-nocudainc")
     parser.add_argument("folders", nargs="+")
     args = parser.parse_args()
     files = sorted(p for folder in args.folders for p in pathlib.Path(folder).rglob("*.cu"))

@@ -10,12 +10,17 @@
 #include <clang/Tooling/Tooling.h>
 #include <llvm/Support/MemoryBuffer.h>
 #include <llvm/Support/VirtualFileSystem.h>
+#include <llvm/Support/thread.h>
 
 #ifndef CUDAPERF_CLANG_RESOURCE_DIR
 #define CUDAPERF_CLANG_RESOURCE_DIR ""
 #endif
 
 namespace cudaperf {
+
+namespace {
+constexpr unsigned kParserStackBytes = 1024u << 20;
+} // namespace
 
 std::vector<std::string> analysisCompilerArgs(const AnalysisOptions &options,
                                               const std::vector<std::string> &userArgs) {
@@ -67,7 +72,13 @@ SourceAnalysis analyzeSource(std::string_view source, std::string_view fileName,
   auto diagnosticOptions = llvm::makeIntrusiveRefCnt<clang::DiagnosticOptions>();
   clang::TextDiagnosticPrinter printer(diagnosticStream, diagnosticOptions.get());
   invocation.setDiagnosticConsumer(&printer);
-  const bool ran = invocation.run();
+  // Clang's Sema recurses deeply on some broken inputs (seen: a <<<>>> call
+  // of a host function with an undeclared argument), deeper still under
+  // AddressSanitizer. Parse on a thread with a large stack; the memory is
+  // only reserved, pages are touched as needed.
+  bool ran = false;
+  llvm::thread parser(std::optional<unsigned>(kParserStackBytes), [&] { ran = invocation.run(); });
+  parser.join();
   diagnosticStream.flush();
   result.parsed = ran || !result.reports.empty();
   result.compilerDiagnostics = std::move(diagnosticText);

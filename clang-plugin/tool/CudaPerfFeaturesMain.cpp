@@ -9,6 +9,7 @@
 #include "cudaperf/contracts/ReportJson.h"
 #include "cudaperf/contracts/ReportText.h"
 
+#include <clang/Basic/Stack.h>
 #include <clang/Tooling/ArgumentsAdjusters.h>
 #include <clang/Tooling/CommonOptionsParser.h>
 #include <clang/Tooling/Tooling.h>
@@ -50,6 +51,8 @@ private:
 } // namespace
 
 int main(int argc, const char **argv) {
+  // Lets Sema grow the stack on deeply recursive input, as the clang driver does.
+  clang::noteBottomOfStack();
   // Without -p or "--", CommonOptionsParser hunts for a compilation database
   // and complains; plain files should just work.
   std::vector<const char *> args(argv, argv + argc);

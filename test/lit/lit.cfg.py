@@ -35,6 +35,8 @@ else:
         extra = ' '.join('--extra-arg=%s' % f for f in flags.split())
         return '%s %s %s' % (config.cudaperf_tool, args, extra)
     config.available_features.add('tool')
+    if config.cudaperf_mode == 'asan':
+        config.available_features.add('asan')
 
 config.substitutions.append(('%cudaperf-json', front(['format=json'], mock)))
 config.substitutions.append(('%cudaperf-text', front(['format=text'], mock)))
