@@ -6,6 +6,7 @@
 
 #include <clang/Basic/DiagnosticOptions.h>
 #include <clang/Basic/FileManager.h>
+#include <clang/Basic/Stack.h>
 #include <clang/Frontend/TextDiagnosticPrinter.h>
 #include <clang/Tooling/Tooling.h>
 #include <llvm/Support/MemoryBuffer.h>
@@ -19,7 +20,7 @@
 namespace cudaperf {
 
 namespace {
-constexpr unsigned kParserStackBytes = 1024u << 20;
+constexpr unsigned kParserStackBytes = 64u << 20;
 } // namespace
 
 std::vector<std::string> analysisCompilerArgs(const AnalysisOptions &options,
@@ -72,12 +73,14 @@ SourceAnalysis analyzeSource(std::string_view source, std::string_view fileName,
   auto diagnosticOptions = llvm::makeIntrusiveRefCnt<clang::DiagnosticOptions>();
   clang::TextDiagnosticPrinter printer(diagnosticStream, diagnosticOptions.get());
   invocation.setDiagnosticConsumer(&printer);
-  // Clang's Sema recurses deeply on some broken inputs (seen: a <<<>>> call
-  // of a host function with an undeclared argument), deeper still under
-  // AddressSanitizer. Parse on a thread with a large stack; the memory is
-  // only reserved, pages are touched as needed.
+  // Clang's Sema recurses deeply on some broken inputs. As the clang driver
+  // does, parse on a thread with a large stack and note where it starts, so
+  // Sema moves to fresh stacks when it runs low (-Wstack-exhausted).
   bool ran = false;
-  llvm::thread parser(std::optional<unsigned>(kParserStackBytes), [&] { ran = invocation.run(); });
+  llvm::thread parser(std::optional<unsigned>(kParserStackBytes), [&] {
+    clang::noteBottomOfStack();
+    ran = invocation.run();
+  });
   parser.join();
   diagnosticStream.flush();
   result.parsed = ran || !result.reports.empty();
