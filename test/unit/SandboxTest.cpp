@@ -1,0 +1,221 @@
+// The sandbox against hostile programs that need no GPU: each must cost its
+// own run and nothing else, and get the right outcome.
+#include "cudaperf/daemon/Sandbox.h"
+
+#include <gtest/gtest.h>
+
+#include <arpa/inet.h>
+#include <cstdlib>
+#include <dirent.h>
+#include <fstream>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+using namespace cudaperf::sandbox;
+
+namespace {
+
+Result shell(const std::string &script, Limits limits = {}) {
+  Request request;
+  request.argv = {"/bin/sh", "-c", script};
+  return run(request, limits);
+}
+
+Limits quick() {
+  Limits limits;
+  limits.wallSeconds = 3;
+  limits.cpuSeconds = 10;
+  return limits;
+}
+
+// Processes still running as the unprivileged sandbox user.
+int processesOfNobody() {
+  int count = 0;
+  DIR *proc = opendir("/proc");
+  while (dirent *entry = readdir(proc)) {
+    if (entry->d_name[0] < '0' || entry->d_name[0] > '9')
+      continue;
+    struct stat info {};
+    if (stat((std::string("/proc/") + entry->d_name).c_str(), &info) == 0 && info.st_uid == 65534)
+      ++count;
+  }
+  closedir(proc);
+  return count;
+}
+
+bool root() { return geteuid() == 0; }
+
+} // namespace
+
+TEST(Sandbox, ExitCodeAndOutput) {
+  auto result = shell("echo out; echo err >&2; exit 3", quick());
+  EXPECT_EQ(result.outcome, Outcome::Exited);
+  EXPECT_EQ(result.exitCode, 3);
+  EXPECT_EQ(result.stdoutText, "out\n");
+  EXPECT_EQ(result.stderrText, "err\n");
+  EXPECT_FALSE(result.succeeded());
+  EXPECT_TRUE(shell("true", quick()).succeeded());
+}
+
+TEST(Sandbox, StdinIsPassed) {
+  Request request;
+  request.argv = {"/bin/cat"};
+  request.stdinData = "hello sandbox";
+  auto result = run(request, quick());
+  EXPECT_TRUE(result.succeeded());
+  EXPECT_EQ(result.stdoutText, "hello sandbox");
+}
+
+TEST(Sandbox, InfiniteLoopHitsTheWallClock) {
+  Limits limits = quick();
+  limits.wallSeconds = 1;
+  auto result = shell("while :; do :; done", limits);
+  EXPECT_EQ(result.outcome, Outcome::WallTimeout);
+  EXPECT_LT(result.wallSeconds, 4.0);
+}
+
+TEST(Sandbox, InfiniteLoopHitsTheCpuLimit) {
+  Limits limits;
+  limits.wallSeconds = 20;
+  limits.cpuSeconds = 1;
+  auto result = shell("while :; do :; done", limits);
+  EXPECT_EQ(result.outcome, Outcome::CpuLimit) << toString(result.outcome);
+  EXPECT_GE(result.cpuSeconds, 0.9);
+}
+
+TEST(Sandbox, SleepForeverIsKilled) {
+  Limits limits = quick();
+  limits.wallSeconds = 1;
+  auto result = shell("sleep 1000", limits);
+  EXPECT_EQ(result.outcome, Outcome::WallTimeout);
+  EXPECT_LT(result.wallSeconds, 4.0);
+}
+
+TEST(Sandbox, SegfaultAndAbortAreSignals) {
+  auto segv = shell("kill -SEGV $$", quick());
+  EXPECT_EQ(segv.outcome, Outcome::Signaled);
+  EXPECT_EQ(segv.signal, SIGSEGV);
+  auto abrt = shell("kill -ABRT $$", quick());
+  EXPECT_EQ(abrt.outcome, Outcome::Signaled);
+  EXPECT_EQ(abrt.signal, SIGABRT);
+}
+
+TEST(Sandbox, FloodingStdoutIsCutShort) {
+  Limits limits = quick();
+  limits.outputBytes = 64 * 1024;
+  // 10 GB of output: the run is killed at the cap, long before.
+  auto result = shell("head -c 10000000000 /dev/zero", limits);
+  EXPECT_EQ(result.outcome, Outcome::OutputLimit);
+  EXPECT_TRUE(result.stdoutTruncated);
+  EXPECT_EQ(result.stdoutText.size(), 64u * 1024);
+  EXPECT_LT(result.wallSeconds, 3.0);
+  auto yes = shell("yes", limits);
+  EXPECT_EQ(yes.outcome, Outcome::OutputLimit);
+}
+
+TEST(Sandbox, FillingTheDiskHitsTheFileSizeLimit) {
+  Limits limits = quick();
+  limits.fileSizeBytes = 1 << 20;
+  auto result = shell("head -c 1000000000 /dev/zero > big", limits);
+  EXPECT_EQ(result.outcome, Outcome::Exited) << toString(result.outcome); // sh reports head's SIGXFSZ
+  EXPECT_NE(result.exitCode, 0);
+  auto direct = [&] {
+    Request request;
+    request.argv = {"/usr/bin/head", "-c", "1000000000", "/dev/zero"};
+    // head writes to stdout: through a file-size limited redirect in sh, the
+    // writer itself gets SIGXFSZ.
+    request.argv = {"/bin/sh", "-c", "exec head -c 1000000000 /dev/zero > big"};
+    return run(request, limits);
+  }();
+  EXPECT_EQ(direct.outcome, Outcome::FileSizeLimit) << toString(direct.outcome);
+}
+
+TEST(Sandbox, PrivateDirectoryIsRemovedAndEnvironmentScrubbed) {
+  setenv("CUDAPERF_SECRET_TOKEN", "hunter2", 1);
+  auto result = shell("pwd; echo ${CUDAPERF_SECRET_TOKEN:-scrubbed}; echo $HOME; touch made-here", quick());
+  ASSERT_TRUE(result.succeeded()) << result.stderrText;
+  const auto lines = result.stdoutText;
+  const std::string dir = lines.substr(0, lines.find('\n'));
+  EXPECT_NE(dir.find("cudaperf-sandbox-"), std::string::npos);
+  EXPECT_NE(lines.find("scrubbed"), std::string::npos);
+  EXPECT_EQ(lines.find("hunter2"), std::string::npos);
+  EXPECT_NE(lines.find(dir + "\n" + "scrubbed\n" + dir), std::string::npos);
+  struct stat info {};
+  EXPECT_NE(stat(dir.c_str(), &info), 0) << "private directory left behind";
+}
+
+TEST(Sandbox, MissingProgramIsAStartFailure) {
+  Request request;
+  request.argv = {"/no/such/program"};
+  auto result = run(request, quick());
+  EXPECT_EQ(result.outcome, Outcome::StartFailed);
+  EXPECT_NE(result.note.find("No such file"), std::string::npos) << result.note;
+  request.argv = {"relative/path"};
+  EXPECT_EQ(run(request, quick()).outcome, Outcome::StartFailed);
+}
+
+TEST(Sandbox, BackgroundProcessesDoNotOutliveTheRun) {
+  if (!root())
+    GTEST_SKIP() << "runs as nobody only when started as root";
+  auto result = shell("sleep 300 & sleep 300 & echo started", quick());
+  EXPECT_TRUE(result.succeeded());
+  EXPECT_LT(result.wallSeconds, 2.5) << "waited for the background sleeps";
+  usleep(200 * 1000);
+  EXPECT_EQ(processesOfNobody(), 0);
+}
+
+TEST(Sandbox, ForkBombIsContained) {
+  if (!root())
+    GTEST_SKIP() << "the process limit applies to the unprivileged user the sandbox switches to as root";
+  Limits limits = quick();
+  limits.wallSeconds = 2;
+  limits.processes = 32;
+  auto result = shell("bomb() { bomb | bomb & }; bomb; sleep 5", limits);
+  EXPECT_NE(result.outcome, Outcome::StartFailed);
+  usleep(300 * 1000);
+  EXPECT_EQ(processesOfNobody(), 0) << "fork bomb survived its run";
+  // The machine still works afterwards.
+  EXPECT_TRUE(shell("true", quick()).succeeded());
+}
+
+TEST(Sandbox, NoNetwork) {
+  if (!root())
+    GTEST_SKIP() << "network namespaces need root here";
+  // A listener on this machine's loopback the sandboxed program tries to reach.
+  int listener = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ASSERT_EQ(bind(listener, reinterpret_cast<sockaddr *>(&address), sizeof address), 0);
+  ASSERT_EQ(listen(listener, 4), 0);
+  socklen_t length = sizeof address;
+  getsockname(listener, reinterpret_cast<sockaddr *>(&address), &length);
+  const std::string port = std::to_string(ntohs(address.sin_port));
+
+  Request request;
+  request.argv = {"/bin/bash", "-c", "echo hi > /dev/tcp/127.0.0.1/" + port + " && echo connected"};
+  auto result = run(request, quick());
+  close(listener);
+  if (!result.networkIsolated)
+    GTEST_SKIP() << "network namespace refused here: " << result.note;
+  EXPECT_EQ(result.stdoutText.find("connected"), std::string::npos);
+  EXPECT_NE(result.exitCode, 0);
+}
+
+TEST(Sandbox, CannotReadPrivateFiles) {
+  if (!root())
+    GTEST_SKIP() << "needs the switch to nobody";
+  const std::string secret = "/tmp/cudaperf-sandbox-test-reference.txt";
+  {
+    std::ofstream file(secret);
+    file << "expected outputs";
+  }
+  chmod(secret.c_str(), 0600);
+  auto result = shell("cat " + secret, quick());
+  std::remove(secret.c_str());
+  EXPECT_EQ(result.outcome, Outcome::Exited);
+  EXPECT_NE(result.exitCode, 0);
+  EXPECT_EQ(result.stdoutText.find("expected outputs"), std::string::npos);
+}
