@@ -1,0 +1,94 @@
+// A task of the suite (docs/tasks.md): the entry function a candidate must
+// export, its arguments with their sizes and input distributions, the sizes
+// used for correctness and timing, tolerances, memory mode and allowed
+// libraries. loadTask() validates everything and names the task, file and
+// field of any error.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace cudaperf {
+
+enum class ElementType { Float32, Float64, Float16, BFloat16, Int32, Int64, UInt8, UInt32 };
+enum class Intent { In, Out, InOut };
+enum class MemoryMode { Device, Host };
+
+const char *toString(ElementType type);
+std::size_t elementBytes(ElementType type);
+bool isFloating(ElementType type);
+
+struct Distribution {
+  std::string kind = "uniform"; // uniform, normal, randint, constant, arange
+  double low = -1, high = 1;    // uniform, randint (high exclusive)
+  double mean = 0, stddev = 1;  // normal
+  double value = 0;             // constant
+};
+
+struct ArgumentSpec {
+  std::string name;
+  ElementType type = ElementType::Float32;
+  bool pointer = false;
+  Intent intent = Intent::In; // pointers only
+  std::string size;           // pointers: element count, an expression over the size variables
+  std::string value;          // scalars: an expression over the size variables, or a literal
+  Distribution init;          // inputs (in, inout)
+};
+
+struct Tolerance {
+  double rtol = 1e-5;
+  double atol = 1e-5;
+};
+
+// Default tolerance of an output element type (float32 1e-5; half and bf16 looser; integers exact).
+Tolerance defaultTolerance(ElementType type);
+
+using SizeBinding = std::map<std::string, std::int64_t>;
+
+struct VariantSpec {
+  std::filesystem::path file;
+  bool expectPass = true; // "pass" or "fail" in task.json
+  std::string note;
+};
+
+struct TaskSpec {
+  std::string name;
+  std::string description;
+  std::string entry;     // extern "C" function the candidate exports
+  std::string signature; // its C declaration, shown to the policy
+  std::filesystem::path directory;
+  std::vector<ArgumentSpec> args;
+  std::vector<SizeBinding> correctnessSizes;
+  SizeBinding benchmarkSize;
+  std::optional<Tolerance> tolerance; // task-wide override of the per-type defaults
+  MemoryMode memory = MemoryMode::Device;
+  std::vector<std::string> allowedLibraries;
+  std::filesystem::path reference;               // reference.c
+  std::optional<std::filesystem::path> baseline; // baseline.cu
+  std::vector<VariantSpec> variants;
+
+  Tolerance toleranceFor(ElementType type) const { return tolerance ? *tolerance : defaultTolerance(type); }
+};
+
+class TaskError : public std::runtime_error {
+public:
+  using std::runtime_error::runtime_error;
+};
+
+// Libraries a task may allow a candidate to link (default: none).
+const std::vector<std::string> &knownLibraries();
+
+// Evaluates a size expression (integers, size variables, + - * / % and
+// parentheses; / is integer division). Throws TaskError naming the problem.
+std::int64_t evaluateSizeExpression(const std::string &expression, const SizeBinding &sizes);
+
+TaskSpec loadTask(const std::filesystem::path &directory);
+// Every folder with a task.json under `root`, sorted by name.
+std::vector<TaskSpec> loadSuite(const std::filesystem::path &root);
+
+} // namespace cudaperf

@@ -1,0 +1,459 @@
+#include "cudaperf/contracts/TaskSpec.h"
+
+#include <boost/json.hpp>
+
+#include <algorithm>
+#include <cctype>
+#include <fstream>
+#include <regex>
+#include <set>
+#include <sstream>
+
+namespace cudaperf {
+
+namespace json = boost::json;
+
+const char *toString(ElementType type) {
+  switch (type) {
+  case ElementType::Float32:
+    return "float32";
+  case ElementType::Float64:
+    return "float64";
+  case ElementType::Float16:
+    return "float16";
+  case ElementType::BFloat16:
+    return "bfloat16";
+  case ElementType::Int32:
+    return "int32";
+  case ElementType::Int64:
+    return "int64";
+  case ElementType::UInt8:
+    return "uint8";
+  case ElementType::UInt32:
+    return "uint32";
+  }
+  return "float32";
+}
+
+std::size_t elementBytes(ElementType type) {
+  switch (type) {
+  case ElementType::Float64:
+  case ElementType::Int64:
+    return 8;
+  case ElementType::Float16:
+  case ElementType::BFloat16:
+    return 2;
+  case ElementType::UInt8:
+    return 1;
+  default:
+    return 4;
+  }
+}
+
+bool isFloating(ElementType type) {
+  return type == ElementType::Float32 || type == ElementType::Float64 || type == ElementType::Float16 ||
+         type == ElementType::BFloat16;
+}
+
+Tolerance defaultTolerance(ElementType type) {
+  switch (type) {
+  case ElementType::Float32:
+    return {1e-5, 1e-5};
+  case ElementType::Float64:
+    return {1e-10, 1e-10};
+  case ElementType::Float16:
+    return {1e-2, 1e-3};
+  case ElementType::BFloat16:
+    return {2e-2, 1e-2};
+  default:
+    return {0, 0};
+  }
+}
+
+const std::vector<std::string> &knownLibraries() {
+  static const std::vector<std::string> libraries = {"cublas",   "cublasLt", "cudnn", "cufft", "curand",
+                                                     "cusparse", "cusolver", "cub",   "thrust"};
+  return libraries;
+}
+
+namespace {
+
+// Recursive descent over: expr = term (('+'|'-') term)*; term = factor (('*'|'/'|'%') factor)*;
+// factor = integer | name | '(' expr ')' | '-' factor.
+class SizeExpression {
+public:
+  SizeExpression(const std::string &text, const SizeBinding &sizes) : text_(text), sizes_(sizes) {}
+
+  std::int64_t evaluate() {
+    const std::int64_t value = expression();
+    skipSpace();
+    if (position_ != text_.size())
+      fail("unexpected '" + std::string(1, text_[position_]) + "'");
+    return value;
+  }
+
+private:
+  [[noreturn]] void fail(const std::string &why) const { throw TaskError("size expression '" + text_ + "': " + why); }
+  void skipSpace() {
+    while (position_ < text_.size() && std::isspace(static_cast<unsigned char>(text_[position_])))
+      ++position_;
+  }
+  bool accept(char c) {
+    skipSpace();
+    if (position_ < text_.size() && text_[position_] == c) {
+      ++position_;
+      return true;
+    }
+    return false;
+  }
+  static std::int64_t checked(bool overflow, std::int64_t value, const SizeExpression &self) {
+    if (overflow)
+      self.fail("overflows 64 bits");
+    return value;
+  }
+  std::int64_t expression() {
+    std::int64_t value = term();
+    while (true) {
+      std::int64_t result = 0;
+      if (accept('+'))
+        value = checked(__builtin_add_overflow(value, term(), &result), result, *this);
+      else if (accept('-'))
+        value = checked(__builtin_sub_overflow(value, term(), &result), result, *this);
+      else
+        return value;
+    }
+  }
+  std::int64_t term() {
+    std::int64_t value = factor();
+    while (true) {
+      std::int64_t result = 0;
+      if (accept('*')) {
+        value = checked(__builtin_mul_overflow(value, factor(), &result), result, *this);
+      } else if (accept('/')) {
+        const std::int64_t divisor = factor();
+        if (divisor == 0)
+          fail("division by zero");
+        value /= divisor;
+      } else if (accept('%')) {
+        const std::int64_t divisor = factor();
+        if (divisor == 0)
+          fail("division by zero");
+        value %= divisor;
+      } else {
+        return value;
+      }
+    }
+  }
+  std::int64_t factor() {
+    if (++depth_ > 64)
+      fail("nested too deeply");
+    skipSpace();
+    if (accept('(')) {
+      const std::int64_t value = expression();
+      if (!accept(')'))
+        fail("missing ')'");
+      --depth_;
+      return value;
+    }
+    if (accept('-')) {
+      const std::int64_t value = -factor();
+      --depth_;
+      return value;
+    }
+    skipSpace();
+    const std::size_t start = position_;
+    if (position_ < text_.size() && std::isdigit(static_cast<unsigned char>(text_[position_]))) {
+      while (position_ < text_.size() && std::isdigit(static_cast<unsigned char>(text_[position_])))
+        ++position_;
+      const std::string digits = text_.substr(start, position_ - start);
+      if (digits.size() > 18)
+        fail("number too large");
+      --depth_;
+      return std::stoll(digits);
+    }
+    while (position_ < text_.size() &&
+           (std::isalnum(static_cast<unsigned char>(text_[position_])) || text_[position_] == '_'))
+      ++position_;
+    if (position_ == start)
+      fail(position_ < text_.size() ? "unexpected '" + std::string(1, text_[position_]) + "'" : "unexpected end");
+    const std::string name = text_.substr(start, position_ - start);
+    auto it = sizes_.find(name);
+    if (it == sizes_.end())
+      fail("unknown size variable '" + name + "'");
+    --depth_;
+    return it->second;
+  }
+
+  const std::string &text_;
+  const SizeBinding &sizes_;
+  std::size_t position_ = 0;
+  int depth_ = 0;
+};
+
+// Validation context: every error names the task, the file and the field.
+class TaskReader {
+public:
+  TaskReader(std::string task, std::filesystem::path file) : task_(std::move(task)), file_(std::move(file)) {}
+
+  [[noreturn]] void fail(const std::string &field, const std::string &why) const {
+    throw TaskError("task '" + task_ + "' (" + file_.string() + "): " + (field.empty() ? "" : "field " + field + ": ") +
+                    why);
+  }
+
+  const json::object &object(const json::value &value, const std::string &field) const {
+    if (!value.is_object())
+      fail(field, "expected an object");
+    return value.get_object();
+  }
+  const json::value &required(const json::object &object, const std::string &key, const std::string &field) const {
+    const json::value *value = object.if_contains(key);
+    if (!value)
+      fail(field.empty() ? key : field + "." + key, "missing");
+    return *value;
+  }
+  std::string string(const json::value &value, const std::string &field) const {
+    if (!value.is_string())
+      fail(field, "expected a string");
+    return std::string(value.get_string());
+  }
+  double number(const json::value &value, const std::string &field) const {
+    if (!value.is_number())
+      fail(field, "expected a number");
+    return value.to_number<double>();
+  }
+  std::int64_t integer(const json::value &value, const std::string &field) const {
+    if (value.is_int64())
+      return value.get_int64();
+    if (value.is_uint64() && value.get_uint64() <= static_cast<std::uint64_t>(INT64_MAX))
+      return static_cast<std::int64_t>(value.get_uint64());
+    fail(field, "expected an integer");
+  }
+  const json::array &array(const json::value &value, const std::string &field) const {
+    if (!value.is_array())
+      fail(field, "expected an array");
+    return value.get_array();
+  }
+  template <class Enum>
+  Enum choice(const json::value &value, const std::string &field,
+              const std::vector<std::pair<const char *, Enum>> &choices) const {
+    const std::string text = string(value, field);
+    std::string names;
+    for (const auto &[name, result] : choices) {
+      if (text == name)
+        return result;
+      names += (names.empty() ? "" : ", ") + std::string(name);
+    }
+    fail(field, "expected one of " + names + ", got '" + text + "'");
+  }
+
+private:
+  std::string task_;
+  std::filesystem::path file_;
+};
+
+const std::vector<std::pair<const char *, ElementType>> kTypes = {
+    {"float32", ElementType::Float32},   {"float64", ElementType::Float64}, {"float16", ElementType::Float16},
+    {"bfloat16", ElementType::BFloat16}, {"int32", ElementType::Int32},     {"int64", ElementType::Int64},
+    {"uint8", ElementType::UInt8},       {"uint32", ElementType::UInt32}};
+
+bool isIdentifier(const std::string &text) {
+  static const std::regex identifier("[A-Za-z_][A-Za-z0-9_]*");
+  return std::regex_match(text, identifier);
+}
+
+SizeBinding readSizes(const TaskReader &reader, const json::value &value, const std::string &field) {
+  SizeBinding sizes;
+  for (const auto &[key, entry] : reader.object(value, field)) {
+    const std::string name(key);
+    if (!isIdentifier(name))
+      reader.fail(field, "size variable '" + name + "' is not an identifier");
+    const std::int64_t size = reader.integer(entry, field + "." + name);
+    if (size < 0)
+      reader.fail(field + "." + name, "must not be negative");
+    sizes[name] = size;
+  }
+  return sizes;
+}
+
+Distribution readDistribution(const TaskReader &reader, const json::value &value, const std::string &field) {
+  const auto &object = reader.object(value, field);
+  Distribution distribution;
+  distribution.kind = reader.string(reader.required(object, "dist", field), field + ".dist");
+  static const std::set<std::string> kinds = {"uniform", "normal", "randint", "constant", "arange"};
+  if (!kinds.count(distribution.kind))
+    reader.fail(field + ".dist",
+                "expected one of uniform, normal, randint, constant, arange, got '" + distribution.kind + "'");
+  if (auto *low = object.if_contains("low"))
+    distribution.low = reader.number(*low, field + ".low");
+  if (auto *high = object.if_contains("high"))
+    distribution.high = reader.number(*high, field + ".high");
+  if (auto *mean = object.if_contains("mean"))
+    distribution.mean = reader.number(*mean, field + ".mean");
+  if (auto *stddev = object.if_contains("stddev"))
+    distribution.stddev = reader.number(*stddev, field + ".stddev");
+  if (auto *constant = object.if_contains("value"))
+    distribution.value = reader.number(*constant, field + ".value");
+  if ((distribution.kind == "uniform" || distribution.kind == "randint") && !(distribution.low < distribution.high))
+    reader.fail(field, "low must be below high");
+  if (distribution.kind == "normal" && !(distribution.stddev > 0))
+    reader.fail(field + ".stddev", "must be positive");
+  return distribution;
+}
+
+} // namespace
+
+std::int64_t evaluateSizeExpression(const std::string &expression, const SizeBinding &sizes) {
+  return SizeExpression(expression, sizes).evaluate();
+}
+
+TaskSpec loadTask(const std::filesystem::path &directory) {
+  const std::filesystem::path file = directory / "task.json";
+  const std::string folderName = directory.filename().string();
+  TaskReader reader(folderName, file);
+  std::ifstream stream(file);
+  if (!stream)
+    reader.fail("", "cannot read the file");
+  std::stringstream contents;
+  contents << stream.rdbuf();
+  boost::system::error_code error;
+  json::value document = json::parse(contents.str(), error);
+  if (error)
+    reader.fail("", "invalid JSON: " + error.message());
+  const auto &root = reader.object(document, "(top level)");
+
+  TaskSpec task;
+  task.directory = directory;
+  task.name = reader.string(reader.required(root, "name", ""), "name");
+  if (task.name != folderName)
+    reader.fail("name", "'" + task.name + "' differs from the folder name '" + folderName + "'");
+  if (auto *description = root.if_contains("description"))
+    task.description = reader.string(*description, "description");
+  task.entry = reader.string(reader.required(root, "entry", ""), "entry");
+  if (!isIdentifier(task.entry))
+    reader.fail("entry", "'" + task.entry + "' is not a C identifier");
+  task.signature = reader.string(reader.required(root, "signature", ""), "signature");
+
+  // Sizes first: argument expressions are checked against them.
+  const auto &sizes = reader.object(reader.required(root, "sizes", ""), "sizes");
+  const auto &correctness = reader.array(reader.required(sizes, "correctness", "sizes"), "sizes.correctness");
+  if (correctness.empty())
+    reader.fail("sizes.correctness", "needs at least one size");
+  for (std::size_t i = 0; i < correctness.size(); ++i)
+    task.correctnessSizes.push_back(readSizes(reader, correctness[i], "sizes.correctness[" + std::to_string(i) + "]"));
+  task.benchmarkSize = readSizes(reader, reader.required(sizes, "benchmark", "sizes"), "sizes.benchmark");
+  for (std::size_t i = 0; i < task.correctnessSizes.size(); ++i)
+    if (task.correctnessSizes[i].size() != task.benchmarkSize.size() ||
+        !std::equal(task.correctnessSizes[i].begin(), task.correctnessSizes[i].end(), task.benchmarkSize.begin(),
+                    [](const auto &a, const auto &b) { return a.first == b.first; }))
+      reader.fail("sizes.correctness[" + std::to_string(i) + "]", "must name the same variables as sizes.benchmark");
+
+  const auto &args = reader.array(reader.required(root, "args", ""), "args");
+  if (args.empty())
+    reader.fail("args", "needs at least one argument");
+  std::set<std::string> names;
+  bool hasOutput = false;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const std::string field = "args[" + std::to_string(i) + "]";
+    const auto &object = reader.object(args[i], field);
+    ArgumentSpec arg;
+    arg.name = reader.string(reader.required(object, "name", field), field + ".name");
+    if (!isIdentifier(arg.name) || !names.insert(arg.name).second)
+      reader.fail(field + ".name", "'" + arg.name + "' is not a unique identifier");
+    std::string type = reader.string(reader.required(object, "type", field), field + ".type");
+    if (!type.empty() && type.back() == '*') {
+      arg.pointer = true;
+      type.pop_back();
+    }
+    arg.type = reader.choice(json::value(type), field + ".type", kTypes);
+    if (arg.pointer) {
+      arg.intent = reader.choice(reader.required(object, "intent", field), field + ".intent",
+                                 std::vector<std::pair<const char *, Intent>>{
+                                     {"in", Intent::In}, {"out", Intent::Out}, {"inout", Intent::InOut}});
+      arg.size = reader.string(reader.required(object, "size", field), field + ".size");
+      hasOutput |= arg.intent != Intent::In;
+      if (arg.intent != Intent::Out)
+        arg.init = readDistribution(reader, reader.required(object, "init", field), field + ".init");
+    } else {
+      arg.value = reader.string(reader.required(object, "value", field), field + ".value");
+    }
+    // Every size must evaluate, and to a positive count, at every size binding.
+    std::vector<SizeBinding> bindings = task.correctnessSizes;
+    bindings.push_back(task.benchmarkSize);
+    for (const auto &binding : bindings) {
+      try {
+        const std::int64_t count = evaluateSizeExpression(arg.pointer ? arg.size : arg.value, binding);
+        if (arg.pointer && count <= 0)
+          reader.fail(field + ".size", "evaluates to " + std::to_string(count) + ", must be positive");
+      } catch (const TaskError &error) {
+        if (std::string(error.what()).rfind("task '", 0) == 0)
+          throw;
+        reader.fail(field + (arg.pointer ? ".size" : ".value"), error.what());
+      }
+    }
+    task.args.push_back(arg);
+  }
+  if (!hasOutput)
+    reader.fail("args", "no argument with intent out or inout: nothing to check");
+
+  if (auto *tolerance = root.if_contains("tolerance")) {
+    const auto &object = reader.object(*tolerance, "tolerance");
+    Tolerance value;
+    value.rtol = reader.number(reader.required(object, "rtol", "tolerance"), "tolerance.rtol");
+    value.atol = reader.number(reader.required(object, "atol", "tolerance"), "tolerance.atol");
+    if (value.rtol < 0 || value.atol < 0)
+      reader.fail("tolerance", "must not be negative");
+    task.tolerance = value;
+  }
+  if (auto *memory = root.if_contains("memory"))
+    task.memory = reader.choice(
+        *memory, "memory",
+        std::vector<std::pair<const char *, MemoryMode>>{{"device", MemoryMode::Device}, {"host", MemoryMode::Host}});
+  if (auto *libraries = root.if_contains("allowed_libraries")) {
+    const auto &list = reader.array(*libraries, "allowed_libraries");
+    for (std::size_t i = 0; i < list.size(); ++i) {
+      const std::string library = reader.string(list[i], "allowed_libraries[" + std::to_string(i) + "]");
+      const auto &known = knownLibraries();
+      if (std::find(known.begin(), known.end(), library) == known.end())
+        reader.fail("allowed_libraries[" + std::to_string(i) + "]", "unknown library '" + library + "'");
+      task.allowedLibraries.push_back(library);
+    }
+  }
+
+  task.reference = directory / "reference.c";
+  if (!std::filesystem::exists(task.reference))
+    reader.fail("", "reference.c is missing beside task.json");
+  if (std::filesystem::exists(directory / "baseline.cu"))
+    task.baseline = directory / "baseline.cu";
+  if (auto *variants = root.if_contains("variants")) {
+    for (const auto &[key, expectation] : reader.object(*variants, "variants")) {
+      const std::string field = "variants." + std::string(key);
+      VariantSpec variant;
+      variant.file = directory / "variants" / std::string(key);
+      if (!std::filesystem::exists(variant.file))
+        reader.fail(field, "file variants/" + std::string(key) + " does not exist");
+      const auto &object = reader.object(expectation, field);
+      const std::string expect = reader.string(reader.required(object, "expect", field), field + ".expect");
+      if (expect != "pass" && expect != "fail")
+        reader.fail(field + ".expect", "expected pass or fail, got '" + expect + "'");
+      variant.expectPass = expect == "pass";
+      if (auto *note = object.if_contains("note"))
+        variant.note = reader.string(*note, field + ".note");
+      task.variants.push_back(variant);
+    }
+  }
+  return task;
+}
+
+std::vector<TaskSpec> loadSuite(const std::filesystem::path &root) {
+  std::vector<std::filesystem::path> folders;
+  for (const auto &entry : std::filesystem::directory_iterator(root))
+    if (entry.is_directory() && std::filesystem::exists(entry.path() / "task.json"))
+      folders.push_back(entry.path());
+  std::sort(folders.begin(), folders.end());
+  std::vector<TaskSpec> tasks;
+  for (const auto &folder : folders)
+    tasks.push_back(loadTask(folder));
+  return tasks;
+}
+
+} // namespace cudaperf

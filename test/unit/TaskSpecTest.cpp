@@ -1,0 +1,148 @@
+// The task loader: the bundled vector_add task, and errors that name the
+// task, the file and the field.
+#include "cudaperf/contracts/TaskSpec.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+using namespace cudaperf;
+namespace fs = std::filesystem;
+
+namespace {
+
+class TempTask {
+public:
+  explicit TempTask(const std::string &json) {
+    root_ = fs::temp_directory_path() /
+            ("cudaperf-task-test-" + std::to_string(::getpid()) + "-" + std::to_string(counter_++));
+    dir_ = root_ / "demo";
+    fs::create_directories(dir_ / "variants");
+    std::ofstream(dir_ / "task.json") << json;
+    std::ofstream(dir_ / "reference.c") << "void demo(const float *x, float *y, int n) {}\n";
+    std::ofstream(dir_ / "variants" / "good.cu") << "// variant\n";
+  }
+  ~TempTask() { fs::remove_all(root_); }
+  const fs::path &dir() const { return dir_; }
+
+private:
+  static inline int counter_ = 0;
+  fs::path root_, dir_;
+};
+
+const char *kValid = R"json({
+  "name": "demo", "entry": "demo", "signature": "void demo(const float *x, float *y, int n)",
+  "args": [
+    {"name": "x", "type": "float32*", "intent": "in", "size": "n", "init": {"dist": "uniform", "low": 0, "high": 1}},
+    {"name": "y", "type": "float32*", "intent": "out", "size": "(n + 1) / 2"},
+    {"name": "n", "type": "int32", "value": "n"}
+  ],
+  "sizes": {"correctness": [{"n": 1}, {"n": 33}], "benchmark": {"n": 1048576}},
+  "variants": {
+  "good.cu" : { "expect" : "pass" }
+}
+})json";
+
+std::string errorOf(const std::string &json) {
+  TempTask task(json);
+  try {
+    loadTask(task.dir());
+  } catch (const TaskError &error) {
+    return error.what();
+  }
+  return "";
+}
+
+std::string replaced(std::string text, const std::string &from, const std::string &to) {
+  const auto at = text.find(from);
+  EXPECT_NE(at, std::string::npos) << from;
+  return text.replace(at, from.size(), to);
+}
+
+} // namespace
+
+TEST(SizeExpression, Arithmetic) {
+  SizeBinding sizes = {{"n", 10}, {"m", 3}};
+  EXPECT_EQ(evaluateSizeExpression("n", sizes), 10);
+  EXPECT_EQ(evaluateSizeExpression("n * m + 1", sizes), 31);
+  EXPECT_EQ(evaluateSizeExpression("(n + m - 1) / m", sizes), 4);
+  EXPECT_EQ(evaluateSizeExpression("n % m", sizes), 1);
+  EXPECT_EQ(evaluateSizeExpression("-(n) + 12", sizes), 2);
+  EXPECT_THROW(evaluateSizeExpression("n / (m - 3)", sizes), TaskError);
+  EXPECT_THROW(evaluateSizeExpression("k", sizes), TaskError);
+  EXPECT_THROW(evaluateSizeExpression("n +", sizes), TaskError);
+  EXPECT_THROW(evaluateSizeExpression("n ) ", sizes), TaskError);
+  EXPECT_THROW(evaluateSizeExpression("4611686018427387904 * 4", sizes), TaskError);
+}
+
+TEST(TaskLoader, BundledVectorAdd) {
+  const TaskSpec task = loadTask(fs::path(CUDAPERF_TASKS_DIR) / "vector_add");
+  EXPECT_EQ(task.entry, "vector_add");
+  ASSERT_EQ(task.args.size(), 4u);
+  EXPECT_TRUE(task.args[0].pointer);
+  EXPECT_EQ(task.args[1].init.kind, "normal");
+  EXPECT_EQ(task.args[2].intent, Intent::Out);
+  EXPECT_FALSE(task.args[3].pointer);
+  EXPECT_EQ(task.memory, MemoryMode::Device);
+  EXPECT_TRUE(task.allowedLibraries.empty());
+  EXPECT_TRUE(task.baseline.has_value());
+  EXPECT_EQ(task.benchmarkSize.at("n"), 16777216);
+  int passing = 0, failing = 0;
+  for (const auto &variant : task.variants)
+    (variant.expectPass ? passing : failing)++;
+  EXPECT_GE(passing, 3);
+  EXPECT_GE(failing, 1);
+  // A correctness size that is not a multiple of the block size.
+  bool odd = false;
+  for (const auto &sizes : task.correctnessSizes)
+    odd |= sizes.at("n") % 32 != 0;
+  EXPECT_TRUE(odd);
+}
+
+TEST(TaskLoader, ValidTaskAndDefaults) {
+  TempTask temp(kValid);
+  const TaskSpec task = loadTask(temp.dir());
+  EXPECT_EQ(task.args[1].size, "(n + 1) / 2");
+  EXPECT_FALSE(task.baseline);
+  EXPECT_DOUBLE_EQ(task.toleranceFor(ElementType::Float32).rtol, 1e-5);
+  EXPECT_DOUBLE_EQ(task.toleranceFor(ElementType::Float16).rtol, 1e-2);
+  EXPECT_DOUBLE_EQ(task.toleranceFor(ElementType::Int32).atol, 0.0);
+}
+
+TEST(TaskLoader, ErrorsNameTaskFileAndField) {
+  auto error = errorOf(replaced(kValid, R"("intent": "out")", R"("intent": "output")"));
+  EXPECT_NE(error.find("task 'demo'"), std::string::npos) << error;
+  EXPECT_NE(error.find("task.json"), std::string::npos) << error;
+  EXPECT_NE(error.find("field args[1].intent: expected one of in, out, inout, got 'output'"), std::string::npos)
+      << error;
+
+  EXPECT_NE(errorOf(replaced(kValid, R"("entry": "demo", )", "")).find("field entry: missing"), std::string::npos);
+  EXPECT_NE(errorOf(replaced(kValid, R"("size": "n")", R"("size": "rows")"))
+                .find("field args[0].size: size expression 'rows': unknown size variable 'rows'"),
+            std::string::npos);
+  EXPECT_NE(errorOf(replaced(kValid, R"("type": "float32*", "intent": "in")", R"("type": "float128*", "intent": "in")"))
+                .find("field args[0].type"),
+            std::string::npos);
+  EXPECT_NE(errorOf(replaced(kValid, R"("name": "demo")", R"("name": "other")")).find("differs from the folder name"),
+            std::string::npos);
+  EXPECT_NE(errorOf(replaced(kValid, R"("good.cu")", R"("missing.cu")")).find("does not exist"), std::string::npos);
+  EXPECT_NE(errorOf(replaced(kValid, R"("intent": "out")", R"("intent": "in", "init": {"dist": "uniform"})"))
+                .find("nothing to check"),
+            std::string::npos);
+  EXPECT_NE(
+      errorOf(replaced(kValid, R"("low": 0, "high": 1)", R"("low": 1, "high": 0)")).find("low must be below high"),
+      std::string::npos);
+  EXPECT_NE(errorOf(replaced(kValid, R"({"n": 1}, )", R"({"n": 0}, )")).find("must be positive"), std::string::npos);
+  EXPECT_NE(errorOf(replaced(kValid, R"("variants")", R"("allowed_libraries": ["cublass"], "variants")"))
+                .find("unknown library 'cublass'"),
+            std::string::npos);
+  EXPECT_NE(errorOf("{ not json").find("invalid JSON"), std::string::npos);
+  EXPECT_NE(errorOf("[1, 2]").find("expected an object"), std::string::npos);
+}
+
+TEST(TaskLoader, SuiteLoadsEveryTaskFolder) {
+  const auto tasks = loadSuite(CUDAPERF_TASKS_DIR);
+  ASSERT_FALSE(tasks.empty());
+  EXPECT_EQ(tasks.front().name, "vector_add");
+}
