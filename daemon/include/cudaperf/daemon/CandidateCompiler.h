@@ -1,0 +1,55 @@
+// Compiles a candidate .cu into a shared library with nvcc, inside the
+// sandbox, with a content-addressed artifact cache: the key hashes the
+// source, the flags and the nvcc version, so a changed toolchain or flag
+// never serves a stale library.
+#pragma once
+
+#include "cudaperf/daemon/Sandbox.h"
+
+#include <filesystem>
+#include <mutex>
+#include <string>
+#include <vector>
+
+namespace cudaperf {
+
+struct CompileOptions {
+  std::filesystem::path nvcc = "/usr/local/cuda/bin/nvcc";
+  std::string arch = "sm_90";
+  std::vector<std::string> extraFlags;
+  std::filesystem::path cacheDirectory; // required
+  sandbox::Limits limits = defaultCompileLimits();
+
+  static sandbox::Limits defaultCompileLimits();
+};
+
+struct CompileResult {
+  bool ok = false;
+  bool cached = false;
+  std::string log;    // compiler output (capped), or why the compile was stopped
+  double seconds = 0; // wall time of nvcc (0 when cached)
+  std::filesystem::path library;
+  std::string key; // content hash
+  sandbox::Outcome outcome = sandbox::Outcome::Exited;
+};
+
+class CandidateCompiler {
+public:
+  explicit CandidateCompiler(CompileOptions options);
+
+  // nvcc -O3 -shared -Xcompiler -fPIC -arch=ARCH [extra flags] candidate.cu -o candidate.so
+  CompileResult compile(const std::string &source);
+
+  const std::string &nvccVersion() const { return nvccVersion_; }
+  std::vector<std::string> flags() const;
+
+private:
+  CompileOptions options_;
+  std::string nvccVersion_;
+  std::mutex cacheMutex_;
+};
+
+// Hex SHA-1 of the parts, each followed by a NUL so ("ab","c") != ("a","bc").
+std::string contentKey(const std::vector<std::string> &parts);
+
+} // namespace cudaperf

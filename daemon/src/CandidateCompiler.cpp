@@ -1,0 +1,134 @@
+#include "cudaperf/daemon/CandidateCompiler.h"
+
+#include <boost/uuid/detail/sha1.hpp>
+
+#include <cstdio>
+#include <fstream>
+#include <iterator>
+#include <sstream>
+#include <unistd.h>
+
+namespace cudaperf {
+
+namespace fs = std::filesystem;
+
+sandbox::Limits CompileOptions::defaultCompileLimits() {
+  sandbox::Limits limits;
+  limits.wallSeconds = 120;
+  limits.cpuSeconds = 120;
+  limits.fileSizeBytes = 512ull << 20;
+  limits.processes = 64;
+  limits.outputBytes = 256 << 10;
+  return limits;
+}
+
+std::string contentKey(const std::vector<std::string> &parts) {
+  boost::uuids::detail::sha1 sha;
+  for (const auto &part : parts) {
+    sha.process_bytes(part.data(), part.size());
+    sha.process_byte(0);
+  }
+  boost::uuids::detail::sha1::digest_type digest;
+  sha.get_digest(digest);
+  // The digest's element type differs between Boost versions; print each in full.
+  std::string hex;
+  char buffer[32];
+  for (auto word : digest) {
+    std::snprintf(buffer, sizeof buffer, "%0*llx", static_cast<int>(sizeof(word) * 2),
+                  static_cast<unsigned long long>(word));
+    hex += buffer;
+  }
+  return hex;
+}
+
+CandidateCompiler::CandidateCompiler(CompileOptions options) : options_(std::move(options)) {
+  fs::create_directories(options_.cacheDirectory);
+  sandbox::Request request;
+  request.argv = {options_.nvcc.string(), "--version"};
+  sandbox::Limits limits = options_.limits;
+  limits.wallSeconds = 30;
+  const auto result = sandbox::run(request, limits);
+  nvccVersion_ = result.succeeded() ? result.stdoutText : "unknown nvcc (" + result.note + result.stderrText + ")";
+}
+
+std::vector<std::string> CandidateCompiler::flags() const {
+  std::vector<std::string> flags = {"-O3", "-shared", "-Xcompiler", "-fPIC", "-arch=" + options_.arch};
+  flags.insert(flags.end(), options_.extraFlags.begin(), options_.extraFlags.end());
+  return flags;
+}
+
+CompileResult CandidateCompiler::compile(const std::string &source) {
+  CompileResult result;
+  const std::vector<std::string> compileFlags = flags();
+  std::vector<std::string> keyParts = {source, nvccVersion_};
+  keyParts.insert(keyParts.end(), compileFlags.begin(), compileFlags.end());
+  result.key = contentKey(keyParts);
+  result.library = options_.cacheDirectory / (result.key + ".so");
+  const fs::path logFile = options_.cacheDirectory / (result.key + ".log");
+  {
+    std::lock_guard lock(cacheMutex_);
+    if (fs::exists(result.library)) {
+      result.ok = true;
+      result.cached = true;
+      std::ifstream log(logFile);
+      result.log.assign(std::istreambuf_iterator<char>(log), {});
+      return result;
+    }
+  }
+
+  // The sandbox's private directory holds the source and the output.
+  sandbox::Request request;
+  // The library comes back on stdout; nvcc's own messages go to stderr.
+  request.argv = {"/bin/sh", "-c",
+                  "cat > candidate.cu && \"$0\" \"$@\" candidate.cu -o candidate.so 1>&2 && cat candidate.so",
+                  options_.nvcc.string()};
+  request.argv.insert(request.argv.end(), compileFlags.begin(), compileFlags.end());
+  request.stdinData = source;
+  sandbox::Limits limits = options_.limits;
+  limits.outputBytes = std::max<std::size_t>(limits.outputBytes, 64ull << 20); // the library itself
+  const auto run = sandbox::run(request, limits);
+  result.seconds = run.wallSeconds;
+  result.outcome = run.outcome;
+  result.log = run.stderrText.substr(0, options_.limits.outputBytes);
+  if (!run.succeeded()) {
+    switch (run.outcome) {
+    case sandbox::Outcome::WallTimeout:
+      result.log += "\ncompilation stopped: wall-clock limit reached";
+      break;
+    case sandbox::Outcome::CpuLimit:
+      result.log += "\ncompilation stopped: CPU time limit reached";
+      break;
+    case sandbox::Outcome::OutputLimit:
+      result.log += "\ncompilation stopped: output too large";
+      break;
+    case sandbox::Outcome::FileSizeLimit:
+      result.log += "\ncompilation stopped: file size limit reached";
+      break;
+    case sandbox::Outcome::StartFailed:
+      result.log += "\ncompiler could not start: " + run.note;
+      break;
+    default:
+      break;
+    }
+    return result;
+  }
+  if (run.stdoutText.size() < 4 || run.stdoutText.compare(0, 4,
+                                                          "\x7f"
+                                                          "ELF") != 0) {
+    result.log += "\nnvcc produced no shared library";
+    return result;
+  }
+  // Publish atomically: a concurrent reader sees the whole file or none.
+  std::lock_guard lock(cacheMutex_);
+  const fs::path temporary = result.library.string() + ".tmp" + std::to_string(::getpid());
+  {
+    std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
+    out.write(run.stdoutText.data(), static_cast<std::streamsize>(run.stdoutText.size()));
+    std::ofstream(logFile, std::ios::trunc) << result.log;
+  }
+  fs::rename(temporary, result.library);
+  result.ok = true;
+  return result;
+}
+
+} // namespace cudaperf

@@ -1,0 +1,83 @@
+// nvcc in the sandbox with the artifact cache. Needs nvcc (no GPU).
+#include "cudaperf/daemon/CandidateCompiler.h"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <sstream>
+#include <unistd.h>
+
+using namespace cudaperf;
+namespace fs = std::filesystem;
+
+namespace {
+
+class CandidateCompilerTest : public ::testing::Test {
+protected:
+  void SetUp() override {
+    if (!fs::exists("/usr/local/cuda/bin/nvcc"))
+      GTEST_SKIP() << "no nvcc at /usr/local/cuda/bin";
+    cache_ = fs::temp_directory_path() / ("cudaperf-compile-cache-" + std::to_string(::getpid()));
+    options_.cacheDirectory = cache_;
+  }
+  void TearDown() override { fs::remove_all(cache_); }
+
+  static std::string task(const std::string &file) {
+    std::ifstream in(fs::path(CUDAPERF_TASKS_DIR) / "vector_add" / file);
+    std::stringstream text;
+    text << in.rdbuf();
+    return text.str();
+  }
+
+  fs::path cache_;
+  CompileOptions options_;
+};
+
+} // namespace
+
+TEST(ContentKey, SeparatesParts) {
+  EXPECT_NE(contentKey({"ab", "c"}), contentKey({"a", "bc"}));
+  EXPECT_EQ(contentKey({"x"}), contentKey({"x"}));
+  EXPECT_EQ(contentKey({"x"}).size(), 40u);
+}
+
+TEST_F(CandidateCompilerTest, CompilesThenServesFromTheCache) {
+  CandidateCompiler compiler(options_);
+  EXPECT_NE(compiler.nvccVersion().find("release"), std::string::npos) << compiler.nvccVersion();
+  const std::string source = task("variants/naive.cu");
+  auto first = compiler.compile(source);
+  ASSERT_TRUE(first.ok) << first.log;
+  EXPECT_FALSE(first.cached);
+  EXPECT_TRUE(fs::exists(first.library));
+  EXPECT_GT(fs::file_size(first.library), 1000u);
+  auto second = compiler.compile(source);
+  EXPECT_TRUE(second.ok);
+  EXPECT_TRUE(second.cached);
+  EXPECT_EQ(second.library, first.library);
+  // Different flags: a different artifact.
+  CompileOptions other = options_;
+  other.arch = "sm_80";
+  CandidateCompiler compiler80(other);
+  auto third = compiler80.compile(source);
+  ASSERT_TRUE(third.ok) << third.log;
+  EXPECT_NE(third.key, first.key);
+}
+
+TEST_F(CandidateCompilerTest, CompileErrorsComeBackInTheLog) {
+  CandidateCompiler compiler(options_);
+  auto result = compiler.compile("__global__ void k(float *x) { x[threadIdx.x] = undefined_name; }\n");
+  EXPECT_FALSE(result.ok);
+  EXPECT_NE(result.log.find("undefined_name"), std::string::npos) << result.log;
+  EXPECT_FALSE(fs::exists(result.library));
+}
+
+TEST_F(CandidateCompilerTest, HostileCompileIsStopped) {
+  // Reading an endless "header" must cost its own compile and nothing else.
+  options_.limits.wallSeconds = 4;
+  CandidateCompiler compiler(options_);
+  auto result = compiler.compile("#include \"/dev/zero\"\n");
+  EXPECT_FALSE(result.ok);
+  EXPECT_TRUE(result.outcome == sandbox::Outcome::WallTimeout || result.outcome == sandbox::Outcome::Exited)
+      << sandbox::toString(result.outcome);
+  EXPECT_LT(result.seconds, 8.0);
+}
