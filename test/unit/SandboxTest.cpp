@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <dirent.h>
 #include <fstream>
+#include <iterator>
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -30,15 +31,17 @@ Limits quick() {
   return limits;
 }
 
-// Processes still running as the unprivileged sandbox user.
-int processesOfNobody() {
+// Processes still running whose command line contains `marker` (tests run
+// in parallel, so "any process of nobody" would see other tests' programs).
+int processesWith(const std::string &marker) {
   int count = 0;
   DIR *proc = opendir("/proc");
   while (dirent *entry = readdir(proc)) {
-    if (entry->d_name[0] < '0' || entry->d_name[0] > '9')
+    if (entry->d_name[0] < '0' || entry->d_name[0] > '9' || std::to_string(::getpid()) == entry->d_name)
       continue;
-    struct stat info {};
-    if (stat((std::string("/proc/") + entry->d_name).c_str(), &info) == 0 && info.st_uid == 65534)
+    std::ifstream file(std::string("/proc/") + entry->d_name + "/cmdline", std::ios::binary);
+    std::string cmdline((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+    if (cmdline.find(marker) != std::string::npos)
       ++count;
   }
   closedir(proc);
@@ -159,11 +162,11 @@ TEST(Sandbox, MissingProgramIsAStartFailure) {
 TEST(Sandbox, BackgroundProcessesDoNotOutliveTheRun) {
   if (!root())
     GTEST_SKIP() << "runs as nobody only when started as root";
-  auto result = shell("sleep 300 & sleep 300 & echo started", quick());
+  auto result = shell("sleep 3171 & sleep 3171 & echo started", quick());
   EXPECT_TRUE(result.succeeded());
   EXPECT_LT(result.wallSeconds, 2.5) << "waited for the background sleeps";
   usleep(200 * 1000);
-  EXPECT_EQ(processesOfNobody(), 0);
+  EXPECT_EQ(processesWith("3171"), 0);
 }
 
 TEST(Sandbox, ForkBombIsContained) {
@@ -172,10 +175,11 @@ TEST(Sandbox, ForkBombIsContained) {
   Limits limits = quick();
   limits.wallSeconds = 2;
   limits.processes = 32;
-  auto result = shell("bomb() { bomb | bomb & }; bomb; sleep 5", limits);
+  auto result =
+      shell("bomb_marker_9127() { bomb_marker_9127 | bomb_marker_9127 & }; bomb_marker_9127; sleep 5", limits);
   EXPECT_NE(result.outcome, Outcome::StartFailed);
   usleep(300 * 1000);
-  EXPECT_EQ(processesOfNobody(), 0) << "fork bomb survived its run";
+  EXPECT_EQ(processesWith("bomb_marker_9127"), 0) << "fork bomb survived its run";
   // The machine still works afterwards.
   EXPECT_TRUE(shell("true", quick()).succeeded());
 }
