@@ -374,6 +374,11 @@ TaskSpec loadTask(const std::filesystem::path &directory) {
       if (arg.intent != Intent::Out)
         arg.init = readDistribution(reader, reader.required(object, "init", field), field + ".init");
     } else {
+      // Scalars are passed in integer registers; a floating-point parameter
+      // is a 1-element input buffer.
+      if (isFloating(arg.type))
+        reader.fail(field + ".type", "scalar arguments must be integers; pass '" + type +
+                                         "' parameters as 1-element input buffers ('" + type + "*')");
       arg.value = reader.string(reader.required(object, "value", field), field + ".value");
     }
     // Every size must evaluate, and to a positive count, at every size binding.
