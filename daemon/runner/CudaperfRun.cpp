@@ -34,15 +34,15 @@ using namespace cudaperf;
 namespace {
 
 constexpr std::size_t kMaxArguments = 12;
-constexpr std::size_t kGuardBytes = 4096;     // canary region on each side of every buffer
+constexpr std::size_t kGuardBytes = 4096; // canary region on each side of every buffer
 constexpr unsigned char kCanary = 0xA5;
 constexpr std::size_t kL2FlushBytes = 256u << 20; // larger than any L2 (H200: 60 MB)
 
 // Every argument is passed as a 64-bit integer register (x86-64 System V):
 // pointers and integer scalars; the callee reads the first k it declares.
-using EntryFunction = void (*)(std::intptr_t, std::intptr_t, std::intptr_t, std::intptr_t, std::intptr_t,
+using EntryFunction = void (*)(std::intptr_t, std::intptr_t, std::intptr_t, std::intptr_t, std::intptr_t, std::intptr_t,
                                std::intptr_t, std::intptr_t, std::intptr_t, std::intptr_t, std::intptr_t,
-                               std::intptr_t, std::intptr_t);
+                               std::intptr_t);
 
 struct CudaFailure : std::runtime_error {
   using std::runtime_error::runtime_error;
@@ -200,8 +200,8 @@ struct TimingStats {
 // (the three most recent stay allocated, so addresses are not recycled), L2
 // flushed before each run, CUDA events around the call with a device-wide
 // synchronisation before the end event (work left on other streams counts).
-TimingStats timeLibrary(const TaskSpec &task, EntryFunction entry, const std::vector<ArgumentData> &inputs,
-                        int warmup, int runs, void *flush) {
+TimingStats timeLibrary(const TaskSpec &task, EntryFunction entry, const std::vector<ArgumentData> &inputs, int warmup,
+                        int runs, void *flush) {
   TimingStats stats;
   cudaEvent_t start, stopEventsOnly, stopSynced;
   check(cudaEventCreate(&start), "cudaEventCreate");
@@ -303,22 +303,24 @@ json::object evaluate(const Settings &settings) {
         if (comparison.degenerateExpected)
           result["degenerate_reference_output"] = spec.name;
         if (!comparison.passed()) {
-          why = std::to_string(comparison.mismatches) + " of " + std::to_string(comparison.count) +
-                " elements of '" + spec.name + "' differ";
+          why = std::to_string(comparison.mismatches) + " of " + std::to_string(comparison.count) + " elements of '" +
+                spec.name + "' differ";
           json::array first;
           for (const auto &m : comparison.firstMismatches)
-            first.push_back(json::object{{"index", m.index},
-                                         {"expected", std::isfinite(m.expected) ? json::value(m.expected) : json::value(nullptr)},
-                                         {"actual", std::isfinite(m.actual) ? json::value(m.actual) : json::value(nullptr)}});
+            first.push_back(
+                json::object{{"index", m.index},
+                             {"expected", std::isfinite(m.expected) ? json::value(m.expected) : json::value(nullptr)},
+                             {"actual", std::isfinite(m.actual) ? json::value(m.actual) : json::value(nullptr)}});
           json::object sizes;
           for (const auto &[name, value] : task.correctnessSizes[s])
             sizes[name] = value;
-          failures.push_back(json::object{{"sizes", sizes},
-                                          {"trial", trial},
-                                          {"reason", why},
-                                          {"max_abs_err", std::isfinite(comparison.maxAbsError) ? comparison.maxAbsError : -1.0},
-                                          {"max_rel_err", std::isfinite(comparison.maxRelError) ? comparison.maxRelError : -1.0},
-                                          {"first_mismatches", first}});
+          failures.push_back(
+              json::object{{"sizes", sizes},
+                           {"trial", trial},
+                           {"reason", why},
+                           {"max_abs_err", std::isfinite(comparison.maxAbsError) ? comparison.maxAbsError : -1.0},
+                           {"max_rel_err", std::isfinite(comparison.maxRelError) ? comparison.maxRelError : -1.0},
+                           {"first_mismatches", first}});
         }
       }
       if (why.empty())
@@ -458,8 +460,7 @@ int main(int argc, char **argv) {
       try {
         settings = settingsFromJson(request.get_object());
       } catch (const Rejected &problem) {
-        std::cout << json::serialize(json::object{{"status", "bad_request"}, {"error", problem.what()}})
-                  << std::endl;
+        std::cout << json::serialize(json::object{{"status", "bad_request"}, {"error", problem.what()}}) << std::endl;
         continue;
       }
       if (!answer(settings, std::cout))

@@ -87,7 +87,9 @@ void store(HostBuffer &buffer, std::size_t index, double value) {
     std::memcpy(at, &v, 4);
     break;
   }
-  case ElementType::Float64: std::memcpy(at, &value, 8); break;
+  case ElementType::Float64:
+    std::memcpy(at, &value, 8);
+    break;
   case ElementType::Float16: {
     const std::uint16_t v = toHalf(static_cast<float>(value));
     std::memcpy(at, &v, 2);
@@ -108,7 +110,9 @@ void store(HostBuffer &buffer, std::size_t index, double value) {
     std::memcpy(at, &v, 8);
     break;
   }
-  case ElementType::UInt8: *at = static_cast<unsigned char>(value); break;
+  case ElementType::UInt8:
+    *at = static_cast<unsigned char>(value);
+    break;
   case ElementType::UInt32: {
     const auto v = static_cast<std::uint32_t>(value);
     std::memcpy(at, &v, 4);
@@ -152,7 +156,8 @@ double elementAsDouble(const HostBuffer &buffer, std::size_t index) {
     std::memcpy(&v, at, 8);
     return static_cast<double>(v);
   }
-  case ElementType::UInt8: return *at;
+  case ElementType::UInt8:
+    return *at;
   case ElementType::UInt32: {
     std::uint32_t v;
     std::memcpy(&v, at, 4);

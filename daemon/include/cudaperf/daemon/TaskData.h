@@ -43,8 +43,8 @@ struct BufferComparison {
   std::size_t mismatches = 0;
   double maxAbsError = 0;
   double maxRelError = 0;
-  double scale = 1;                  // root mean square of the expected values (1 if all zero)
-  bool degenerateExpected = false;   // every expected element equal: a task that cannot tell wrong from right
+  double scale = 1;                      // root mean square of the expected values (1 if all zero)
+  bool degenerateExpected = false;       // every expected element equal: a task that cannot tell wrong from right
   std::vector<Mismatch> firstMismatches; // up to 5
   bool passed() const { return mismatches == 0; }
 };
