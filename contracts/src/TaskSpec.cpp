@@ -308,7 +308,11 @@ std::int64_t evaluateSizeExpression(const std::string &expression, const SizeBin
 
 TaskSpec loadTask(const std::filesystem::path &directory) {
   const std::filesystem::path file = directory / "task.json";
-  const std::string folderName = directory.filename().string();
+  // "tasks/vector_add/" names the folder too.
+  std::filesystem::path normal = directory.lexically_normal();
+  if (normal.filename().empty())
+    normal = normal.parent_path();
+  const std::string folderName = normal.filename().string();
   TaskReader reader(folderName, file);
   std::ifstream stream(file);
   if (!stream)

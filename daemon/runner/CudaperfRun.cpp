@@ -188,7 +188,7 @@ json::array toJson(const std::vector<double> &values) {
 struct Settings {
   std::string task, candidate, reference, baseline;
   std::uint64_t seed = 1;
-  int trials = 2, warmup = 3, runs = 20;
+  int trials = 2, warmup = 10, runs = 30;
   bool skipTiming = false;
 };
 
@@ -404,8 +404,8 @@ Settings settingsFromJson(const json::object &request) {
   settings.baseline = text("baseline", false);
   settings.seed = static_cast<std::uint64_t>(number("seed", 1));
   settings.trials = static_cast<int>(std::clamp<std::int64_t>(number("trials", 2), 1, 100));
-  settings.warmup = static_cast<int>(std::clamp<std::int64_t>(number("warmup", 3), 0, 100));
-  settings.runs = static_cast<int>(std::clamp<std::int64_t>(number("runs", 20), 1, 1000));
+  settings.warmup = static_cast<int>(std::clamp<std::int64_t>(number("warmup", 10), 0, 100));
+  settings.runs = static_cast<int>(std::clamp<std::int64_t>(number("runs", 30), 1, 1000));
   if (const auto *skip = request.if_contains("skip_timing"); skip && skip->is_bool())
     settings.skipTiming = skip->get_bool();
   return settings;

@@ -87,7 +87,7 @@ TEST(TaskLoader, BundledVectorAdd) {
   EXPECT_EQ(task.memory, MemoryMode::Device);
   EXPECT_TRUE(task.allowedLibraries.empty());
   EXPECT_TRUE(task.baseline.has_value());
-  EXPECT_EQ(task.benchmarkSize.at("n"), 16777216);
+  EXPECT_EQ(task.benchmarkSize.at("n"), 67108864);
   int passing = 0, failing = 0;
   for (const auto &variant : task.variants)
     (variant.expectPass ? passing : failing)++;
@@ -98,6 +98,10 @@ TEST(TaskLoader, BundledVectorAdd) {
   for (const auto &sizes : task.correctnessSizes)
     odd |= sizes.at("n") % 32 != 0;
   EXPECT_TRUE(odd);
+}
+
+TEST(TaskLoader, TrailingSlashNamesTheFolder) {
+  EXPECT_EQ(loadTask(std::string(CUDAPERF_TASKS_DIR) + "/vector_add/").name, "vector_add");
 }
 
 TEST(TaskLoader, ValidTaskAndDefaults) {
