@@ -2,6 +2,7 @@
 
 #include <boost/uuid/detail/sha1.hpp>
 
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <iterator>
@@ -41,6 +42,35 @@ std::string contentKey(const std::vector<std::string> &parts) {
   return hex;
 }
 
+std::vector<std::string> forbiddenSymbols(const std::vector<std::string> &undefinedSymbols,
+                                          const std::vector<std::string> &allowedLibraries) {
+  // Symbol prefixes of each library a task may allow.
+  static const std::vector<std::pair<std::string, std::vector<std::string>>> libraryPrefixes = {
+      {"cublas", {"cublas"}}, {"cublasLt", {"cublasLt"}}, {"cudnn", {"cudnn"}},      {"cufft", {"cufft"}},
+      {"curand", {"curand"}}, {"cusparse", {"cusparse"}}, {"cusolver", {"cusolver"}}};
+  // Never allowed: loading code at run time, starting processes, the network.
+  static const std::vector<std::string> alwaysForbidden = {
+      "dlopen", "dlmopen",          "dlsym", "system", "popen",  "fork",        "vfork",        "clone",  "execv",
+      "execve", "execvp",           "execl", "execlp", "execle", "posix_spawn", "posix_spawnp", "socket", "connect",
+      "ptrace", "cudaProfilerStart"};
+  std::vector<std::string> found;
+  for (const std::string &symbol : undefinedSymbols) {
+    const std::string name = symbol.substr(0, symbol.find('@'));
+    bool bad = std::find(alwaysForbidden.begin(), alwaysForbidden.end(), name) != alwaysForbidden.end();
+    for (const auto &[library, prefixes] : libraryPrefixes) {
+      if (std::find(allowedLibraries.begin(), allowedLibraries.end(), library) != allowedLibraries.end())
+        continue;
+      for (const auto &prefix : prefixes)
+        bad |= name.rfind(prefix, 0) == 0 &&
+               !(library == "cublas" && name.rfind("cublasLt", 0) == 0 &&
+                 std::find(allowedLibraries.begin(), allowedLibraries.end(), "cublasLt") != allowedLibraries.end());
+    }
+    if (bad)
+      found.push_back(name);
+  }
+  return found;
+}
+
 CandidateCompiler::CandidateCompiler(CompileOptions options) : options_(std::move(options)) {
   fs::create_directories(options_.cacheDirectory);
   sandbox::Request request;
@@ -52,12 +82,52 @@ CandidateCompiler::CandidateCompiler(CompileOptions options) : options_(std::mov
 }
 
 std::vector<std::string> CandidateCompiler::flags() const {
-  std::vector<std::string> flags = {"-O3", "-shared", "-Xcompiler", "-fPIC", "-arch=" + options_.arch};
+  // -cudart shared: the candidate uses the harness's CUDA runtime (one runtime
+  // per process), and its own undefined symbols stay visible to the
+  // forbidden-symbol check (the static runtime brings dlopen and sockets).
+  std::vector<std::string> flags = {
+      "-O3", "-shared", "-Xcompiler", "-fPIC", "-cudart", "shared", "-arch=" + options_.arch};
   flags.insert(flags.end(), options_.extraFlags.begin(), options_.extraFlags.end());
   return flags;
 }
 
-CompileResult CandidateCompiler::compile(const std::string &source) {
+CompileResult CandidateCompiler::compile(const std::string &source, const std::vector<std::string> &allowedLibraries) {
+  CompileResult result = build(source);
+  if (!result.ok)
+    return result;
+  // The library's undefined dynamic symbols, read by nm inside the sandbox.
+  sandbox::Request request;
+  request.argv = {"/bin/sh", "-c", "cat > candidate.so && exec nm -D --undefined-only candidate.so"};
+  std::ifstream library(result.library, std::ios::binary);
+  request.stdinData.assign(std::istreambuf_iterator<char>(library), {});
+  sandbox::Limits limits = options_.limits;
+  limits.wallSeconds = 30;
+  limits.outputBytes = 16 << 20;
+  const auto listing = sandbox::run(request, limits);
+  if (!listing.succeeded()) {
+    result.ok = false;
+    result.log += "\ncannot list the library's symbols: " + listing.stderrText + listing.note;
+    return result;
+  }
+  std::vector<std::string> undefined;
+  std::istringstream lines(listing.stdoutText);
+  for (std::string line; std::getline(lines, line);) {
+    const auto last = line.find_last_of(' ');
+    if (last != std::string::npos)
+      undefined.push_back(line.substr(last + 1));
+  }
+  result.forbidden = forbiddenSymbols(undefined, allowedLibraries);
+  if (!result.forbidden.empty()) {
+    result.ok = false;
+    result.rejected = true;
+    result.log += "\nrejected: uses forbidden symbols:";
+    for (const auto &symbol : result.forbidden)
+      result.log += " " + symbol;
+  }
+  return result;
+}
+
+CompileResult CandidateCompiler::build(const std::string &source) {
   CompileResult result;
   const std::vector<std::string> compileFlags = flags();
   std::vector<std::string> keyParts = {source, nvccVersion_};

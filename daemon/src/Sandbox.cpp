@@ -8,6 +8,7 @@
 #include <fcntl.h>
 #include <filesystem>
 #include <grp.h>
+#include <mutex>
 #include <optional>
 #include <poll.h>
 #include <sched.h>
@@ -200,6 +201,9 @@ const char *toString(Outcome outcome) {
 }
 
 Result run(const Request &request, const Limits &limits) {
+  // Feeding stdin to a program that closed it must give EPIPE, not kill us.
+  static std::once_flag ignoreSigpipe;
+  std::call_once(ignoreSigpipe, [] { signal(SIGPIPE, SIG_IGN); });
   Result result;
   if (request.argv.empty() || request.argv.front().empty() || request.argv.front()[0] != '/') {
     result.note = "argv[0] must be an absolute path";
@@ -243,12 +247,12 @@ Result run(const Request &request, const Limits &limits) {
     return result;
   }
 
-  // Small inputs only (requests, file names): write before reading.
-  if (!request.stdinData.empty()) {
+  // stdin is fed from the poll loop, so a program that never reads cannot block us.
+  std::size_t stdinWritten = 0;
+  if (request.stdinData.empty())
+    closeFd(in.write);
+  else
     fcntl(in.write, F_SETFL, O_NONBLOCK);
-    [[maybe_unused]] ssize_t written = write(in.write, request.stdinData.data(), request.stdinData.size());
-  }
-  closeFd(in.write);
 
   pid_t program = -1; // the init process: killing it ends a PID namespace
   int waitStatus = 0;
@@ -275,9 +279,20 @@ Result run(const Request &request, const Limits &limits) {
     const auto until = drainUntil ? *drainUntil : deadline;
     const int timeout = static_cast<int>(
         std::clamp<long long>(std::chrono::duration_cast<std::chrono::milliseconds>(until - now).count(), 1, 100));
-    pollfd fds[3] = {{out.read, POLLIN, 0}, {err.read, POLLIN, 0}, {status.read, POLLIN, 0}};
-    if (poll(fds, 3, timeout) < 0 && errno != EINTR)
+    pollfd fds[4] = {{out.read, POLLIN, 0}, {err.read, POLLIN, 0}, {status.read, POLLIN, 0}, {in.write, POLLOUT, 0}};
+    if (poll(fds, 4, timeout) < 0 && errno != EINTR)
       break;
+    if (in.write >= 0 && (fds[3].revents & (POLLOUT | POLLERR | POLLHUP))) {
+      const ssize_t put = (fds[3].revents & POLLOUT) ? write(in.write, request.stdinData.data() + stdinWritten,
+                                                             request.stdinData.size() - stdinWritten)
+                                                     : -1;
+      if (put > 0)
+        stdinWritten += static_cast<std::size_t>(put);
+      if (put < 0 && errno != EAGAIN)
+        closeFd(in.write); // the program closed its stdin
+      else if (stdinWritten == request.stdinData.size())
+        closeFd(in.write);
+    }
     for (int i = 0; i < 2; ++i) {
       int &fd = i == 0 ? out.read : err.read;
       if (fd < 0 || !(fds[i].revents & (POLLIN | POLLHUP | POLLERR)))
@@ -332,7 +347,7 @@ Result run(const Request &request, const Limits &limits) {
     }
   }
   killAll();
-  for (int *fd : {&out.read, &err.read, &status.read})
+  for (int *fd : {&out.read, &err.read, &status.read, &in.write})
     closeFd(*fd);
   int supervisorStatus = 0;
   while (waitpid(supervisor, &supervisorStatus, 0) < 0 && errno == EINTR) {

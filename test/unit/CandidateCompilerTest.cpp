@@ -81,3 +81,34 @@ TEST_F(CandidateCompilerTest, HostileCompileIsStopped) {
       << sandbox::toString(result.outcome);
   EXPECT_LT(result.seconds, 8.0);
 }
+
+TEST(ForbiddenSymbols, LibrariesAndEscapes) {
+  const std::vector<std::string> undefined = {"cudaLaunchKernel@libcudart.so.13", "cublasSgemm_v2", "dlopen@GLIBC_2.34",
+                                              "memcpy@GLIBC_2.14", "cublasLtMatmul"};
+  auto found = forbiddenSymbols(undefined, {});
+  EXPECT_EQ(found, (std::vector<std::string>{"cublasSgemm_v2", "dlopen", "cublasLtMatmul"}));
+  auto allowed = forbiddenSymbols(undefined, {"cublas", "cublasLt"});
+  EXPECT_EQ(allowed, (std::vector<std::string>{"dlopen"}));
+}
+
+TEST_F(CandidateCompilerTest, ForbiddenLibraryCallIsRejected) {
+  CandidateCompiler compiler(options_);
+  const std::string cublasGemm = R"(#include <cublas_v2.h>
+extern "C" void gemm(const float *a, const float *b, float *c, int n) {
+  cublasHandle_t handle;
+  cublasCreate(&handle);
+  const float one = 1, zero = 0;
+  cublasSgemm(handle, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &one, a, n, b, n, &zero, c, n);
+}
+)";
+  auto rejected = compiler.compile(cublasGemm);
+  EXPECT_FALSE(rejected.ok);
+  EXPECT_TRUE(rejected.rejected);
+  EXPECT_NE(rejected.log.find("cublasCreate_v2"), std::string::npos) << rejected.log;
+  auto allowed = compiler.compile(cublasGemm, {"cublas"});
+  EXPECT_TRUE(allowed.ok) << allowed.log;
+  auto escape = compiler.compile("#include <cstdlib>\nextern \"C\" void run() { std::system(\"cat /etc/passwd\"); }\n");
+  EXPECT_TRUE(escape.rejected);
+  EXPECT_NE(escape.log.find("system"), std::string::npos);
+  EXPECT_TRUE(compiler.compile(task("variants/naive.cu")).ok);
+}

@@ -25,6 +25,8 @@ struct CompileOptions {
 
 struct CompileResult {
   bool ok = false;
+  bool rejected = false;              // compiled, but uses a forbidden symbol
+  std::vector<std::string> forbidden; // the symbols that made it rejected
   bool cached = false;
   std::string log;    // compiler output (capped), or why the compile was stopped
   double seconds = 0; // wall time of nvcc (0 when cached)
@@ -37,17 +39,25 @@ class CandidateCompiler {
 public:
   explicit CandidateCompiler(CompileOptions options);
 
-  // nvcc -O3 -shared -Xcompiler -fPIC -arch=ARCH [extra flags] candidate.cu -o candidate.so
-  CompileResult compile(const std::string &source);
+  // nvcc -O3 -shared -Xcompiler -fPIC -arch=ARCH [extra flags] candidate.cu -o candidate.so,
+  // then the library's undefined symbols are checked against the forbidden
+  // list (libraries the task does not allow, dlopen, processes, sockets).
+  CompileResult compile(const std::string &source, const std::vector<std::string> &allowedLibraries = {});
 
   const std::string &nvccVersion() const { return nvccVersion_; }
   std::vector<std::string> flags() const;
 
 private:
+  CompileResult build(const std::string &source);
   CompileOptions options_;
   std::string nvccVersion_;
   std::mutex cacheMutex_;
 };
+
+// Undefined symbols of `library` that a candidate may not use, given the
+// libraries its task allows (names as in task.json: cublas, cudnn, ...).
+std::vector<std::string> forbiddenSymbols(const std::vector<std::string> &undefinedSymbols,
+                                          const std::vector<std::string> &allowedLibraries);
 
 // Hex SHA-1 of the parts, each followed by a NUL so ("ab","c") != ("a","bc").
 std::string contentKey(const std::vector<std::string> &parts);
