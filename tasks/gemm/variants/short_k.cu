@@ -1,0 +1,17 @@
+// Plausible but wrong: an off-by-one in the reduction over k.
+__global__ void gemmShortK(const float *A, const float *B, float *C, int M, int N, int K) {
+  int row = blockIdx.y * blockDim.y + threadIdx.y;
+  int col = blockIdx.x * blockDim.x + threadIdx.x;
+  if (row < M && col < N) {
+    float acc = 0.0f;
+    for (int k = 0; k < K - 1; ++k)
+      acc += A[row * K + k] * B[k * N + col];
+    C[row * N + col] = acc;
+  }
+}
+
+extern "C" void gemm(const float *A, const float *B, float *C, int M, int N, int K) {
+  dim3 block(16, 16);
+  dim3 grid((N + 15) / 16, (M + 15) / 16);
+  gemmShortK<<<grid, block>>>(A, B, C, M, N, K);
+}
