@@ -106,29 +106,32 @@ private:
     }
     return false;
   }
-  static std::int64_t checked(bool overflow, std::int64_t value, const SizeExpression &self) {
+  void checkOverflow(bool overflow) const {
     if (overflow)
-      self.fail("overflows 64 bits");
-    return value;
+      fail("overflows 64 bits");
   }
+  // Each operand is evaluated before the overflow check, in a statement of its
+  // own: argument evaluation order is unspecified (GCC and Clang differ).
   std::int64_t expression() {
     std::int64_t value = term();
     while (true) {
-      std::int64_t result = 0;
-      if (accept('+'))
-        value = checked(__builtin_add_overflow(value, term(), &result), result, *this);
-      else if (accept('-'))
-        value = checked(__builtin_sub_overflow(value, term(), &result), result, *this);
-      else
+      if (accept('+')) {
+        const std::int64_t right = term();
+        checkOverflow(__builtin_add_overflow(value, right, &value));
+      } else if (accept('-')) {
+        const std::int64_t right = term();
+        checkOverflow(__builtin_sub_overflow(value, right, &value));
+      } else {
         return value;
+      }
     }
   }
   std::int64_t term() {
     std::int64_t value = factor();
     while (true) {
-      std::int64_t result = 0;
       if (accept('*')) {
-        value = checked(__builtin_mul_overflow(value, factor(), &result), result, *this);
+        const std::int64_t right = factor();
+        checkOverflow(__builtin_mul_overflow(value, right, &value));
       } else if (accept('/')) {
         const std::int64_t divisor = factor();
         if (divisor == 0)
