@@ -149,8 +149,8 @@ TEST(TaskLoader, ErrorsNameTaskFileAndField) {
 TEST(TaskLoader, SuiteLoadsEveryTaskFolder) {
   const auto tasks = loadSuite(CUDAPERF_TASKS_DIR);
   ASSERT_GE(tasks.size(), 6u);
-  EXPECT_TRUE(std::is_sorted(tasks.begin(), tasks.end(),
-                             [](const TaskSpec &a, const TaskSpec &b) { return a.name < b.name; }));
+  EXPECT_TRUE(
+      std::is_sorted(tasks.begin(), tasks.end(), [](const TaskSpec &a, const TaskSpec &b) { return a.name < b.name; }));
   for (const auto &task : tasks) {
     int passing = 0, failing = 0;
     for (const auto &variant : task.variants)
