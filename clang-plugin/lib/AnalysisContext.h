@@ -19,7 +19,6 @@ public:
   clang::ASTContext &ast() { return ast_; }
   const AnalysisOptions &options() const { return options_; }
   TranslationUnitFacts &facts() { return facts_; }
-  SymbolTable &symbols() { return facts_.symbols; }
 
   std::string location(clang::SourceLocation loc) const;
   // Records the diagnostic in the report and, with warnings on, as a Clang warning.

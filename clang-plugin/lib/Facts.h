@@ -23,8 +23,7 @@ struct AccessFact {
   std::string variable;
   std::string expression;
   unsigned bytes = 0;
-  Polynomial byteOffset;    // address relative to the memory object, in bytes
-  bool addressKnown = true; // false: pointer of unknown provenance and offset
+  Polynomial byteOffset; // address relative to the memory object, in bytes
   unsigned loopDepth = 0;
   double tripWeight = 1; // product of the trip counts of the enclosing loops
   bool vectorized = false;

@@ -515,7 +515,6 @@ private:
     if (warpCooperative)
       fact.bytes *= 8;
     fact.byteOffset = address.pointer.poly;
-    fact.addressKnown = address.pointer.base != nullptr;
     fact.loopDepth = loopDepth_;
     fact.tripWeight = tripWeight_;
     fact.vectorized = isVectorAccessType(address.type);
@@ -1118,10 +1117,9 @@ private:
 
   Value inlineCall(const FunctionDecl *callee, const CallExpr *call) {
     Env calleeEnv;
-    const unsigned offset = isa<CXXMemberCallExpr>(call) ? 0 : 0;
-    for (unsigned i = 0; i < callee->getNumParams() && i + offset < call->getNumArgs(); ++i) {
+    for (unsigned i = 0; i < callee->getNumParams() && i < call->getNumArgs(); ++i) {
       const ParmVarDecl *param = callee->getParamDecl(i);
-      Value argument = eval(call->getArg(i + offset));
+      Value argument = eval(call->getArg(i));
       if (!param->getType()->isReferenceType())
         argument.isReference = false;
       calleeEnv[param] = argument;
@@ -1491,7 +1489,7 @@ private:
     finishLoop(carried, control);
   }
 
-  void walkWhile(const Stmt *loop, const Expr *condition, const Stmt *body, BranchKind kind, SourceLocation loc) {
+  void walkWhile(const Expr *condition, const Stmt *body, BranchKind kind, SourceLocation loc) {
     auto carried = carriedVars({body, condition});
     widen(carried, {body, condition});
     Variance control = Variance::Uniform;
@@ -1504,7 +1502,6 @@ private:
       Value value = eval(condition);
       control = recordBranch(loc, kind, condition, value);
     }
-    (void)loop;
     finishLoop(carried, control);
   }
 
@@ -1605,12 +1602,12 @@ private:
       const auto *loop = cast<WhileStmt>(stmt);
       if (const auto *conditionVar = loop->getConditionVariable())
         declare(conditionVar);
-      walkWhile(loop, loop->getCond(), loop->getBody(), BranchKind::While, loop->getWhileLoc());
+      walkWhile(loop->getCond(), loop->getBody(), BranchKind::While, loop->getWhileLoc());
       return;
     }
     case Stmt::DoStmtClass: {
       const auto *loop = cast<DoStmt>(stmt);
-      walkWhile(loop, loop->getCond(), loop->getBody(), BranchKind::Do, loop->getDoLoc());
+      walkWhile(loop->getCond(), loop->getBody(), BranchKind::Do, loop->getDoLoc());
       return;
     }
     case Stmt::CXXForRangeStmtClass: {

@@ -75,10 +75,4 @@ const char *toString(StrideClass strideClass) {
 
 const char *toString(Severity severity) { return severity == Severity::Note ? "note" : "warning"; }
 
-std::optional<std::int64_t> Dim3::product() const {
-  if (!known())
-    return std::nullopt;
-  return *x * *y * *z;
-}
-
 } // namespace cudaperf

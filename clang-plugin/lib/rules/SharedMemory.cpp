@@ -22,9 +22,11 @@ public:
         MemoryAccess &access = kernel.accesses[a];
         if (access.space != MemorySpace::Shared || access.strideClass != StrideClass::Constant)
           continue;
+        // Banks are 4-byte words. Word-sized or larger accesses need a whole-word
+        // stride to have one degree; sub-word accesses (chars) share words.
         if (access.strideBytes % 4 != 0 && access.accessBytes >= 4)
           continue;
-        const std::int64_t words = access.accessBytes >= 4 ? access.strideBytes / 4 : access.strideBytes / 4;
+        const std::int64_t words = access.strideBytes / 4;
         const unsigned ways = bankConflictDegree(words, access.accessBytes);
         access.bankConflictWays = ways;
         if (ways > shared.maxBankConflictWays)

@@ -148,7 +148,9 @@ struct Dim3 {
   std::optional<std::int64_t> x, y, z;
   std::string expression;
   bool known() const { return x && y && z; }
-  std::optional<std::int64_t> product() const;
+  std::optional<std::int64_t> product() const {
+    return known() ? std::optional<std::int64_t>(*x * *y * *z) : std::nullopt;
+  }
 };
 
 struct LaunchSite {
