@@ -95,22 +95,11 @@ CompileResult CandidateCompiler::compile(const std::string &source, const std::v
   CompileResult result = build(source);
   if (!result.ok)
     return result;
-  // The library's undefined dynamic symbols, read by nm inside the sandbox.
-  sandbox::Request request;
-  request.argv = {"/bin/sh", "-c", "cat > candidate.so && exec nm -D --undefined-only candidate.so"};
-  std::ifstream library(result.library, std::ios::binary);
-  request.stdinData.assign(std::istreambuf_iterator<char>(library), {});
-  sandbox::Limits limits = options_.limits;
-  limits.wallSeconds = 30;
-  limits.outputBytes = 16 << 20;
-  const auto listing = sandbox::run(request, limits);
-  if (!listing.succeeded()) {
-    result.ok = false;
-    result.log += "\ncannot list the library's symbols: " + listing.stderrText + listing.note;
-    return result;
-  }
   std::vector<std::string> undefined;
-  std::istringstream lines(listing.stdoutText);
+  const std::string listing = undefinedSymbols(result);
+  if (!result.ok)
+    return result;
+  std::istringstream lines(listing);
   for (std::string line; std::getline(lines, line);) {
     const auto last = line.find_last_of(' ');
     if (last != std::string::npos)
@@ -125,6 +114,32 @@ CompileResult CandidateCompiler::compile(const std::string &source, const std::v
       result.log += " " + symbol;
   }
   return result;
+}
+
+// nm's listing of the library's undefined dynamic symbols, read inside the
+// sandbox (the ELF is untrusted) once per artifact and cached beside it.
+std::string CandidateCompiler::undefinedSymbols(CompileResult &result) {
+  const fs::path cached = options_.cacheDirectory / (result.key + ".undefined");
+  if (std::ifstream in(cached); in)
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  sandbox::Request request;
+  request.argv = {"/bin/sh", "-c", "cat > candidate.so && exec nm -D --undefined-only candidate.so"};
+  std::ifstream library(result.library, std::ios::binary);
+  request.stdinData.assign(std::istreambuf_iterator<char>(library), {});
+  sandbox::Limits limits = options_.limits;
+  limits.wallSeconds = 30;
+  limits.outputBytes = 16 << 20;
+  const auto listing = sandbox::run(request, limits);
+  if (!listing.succeeded()) {
+    result.ok = false;
+    result.log += "\ncannot list the library's symbols: " + listing.stderrText + listing.note;
+    return "";
+  }
+  std::lock_guard lock(cacheMutex_);
+  const fs::path temporary = cached.string() + ".tmp" + std::to_string(::getpid());
+  std::ofstream(temporary, std::ios::trunc) << listing.stdoutText;
+  fs::rename(temporary, cached);
+  return listing.stdoutText;
 }
 
 CompileResult CandidateCompiler::build(const std::string &source) {

@@ -49,6 +49,7 @@ public:
 
 private:
   CompileResult build(const std::string &source);
+  std::string undefinedSymbols(CompileResult &result);
   CompileOptions options_;
   std::string nvccVersion_;
   std::mutex cacheMutex_;
