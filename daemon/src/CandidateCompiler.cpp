@@ -18,7 +18,9 @@ sandbox::Limits CompileOptions::defaultCompileLimits() {
   limits.wallSeconds = 120;
   limits.cpuSeconds = 120;
   limits.fileSizeBytes = 512ull << 20;
-  limits.processes = 64;
+  // RLIMIT_NPROC counts every process of the sandbox user, so parallel
+  // compiles share it; nvcc runs no candidate code, so a high ceiling is safe.
+  limits.processes = 4096;
   limits.outputBytes = 256 << 10;
   return limits;
 }
