@@ -40,6 +40,10 @@ std::vector<std::string> analysisCompilerArgs(const AnalysisOptions &options,
   if (!hasArch)
     args.push_back("--cuda-gpu-arch=" + (isKnownArch(options.arch.c_str()) ? options.arch : std::string("sm_90")));
   args.push_back("-Wno-unknown-cuda-version");
+  // Typo correction is where Clang 19 recurses without bound on some broken
+  // launches (k<<<blocks, kBLock>>> beside kBlock): an analysis needs no
+  // "did you mean" suggestions, and broken code parses faster without them.
+  args.push_back("-fno-spell-checking");
   args.push_back("-ferror-limit=0");
   args.insert(args.end(), userArgs.begin(), userArgs.end());
   return args;

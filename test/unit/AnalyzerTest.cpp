@@ -56,10 +56,22 @@ TEST(Analyzer, CompilerArgsAddHostOnlyAndArch) {
   EXPECT_TRUE(has("--cuda-host-only"));
   EXPECT_TRUE(has("--cuda-gpu-arch=sm_80"));
   EXPECT_TRUE(has("-Wno-unknown-cuda-version"));
+  EXPECT_TRUE(has("-fno-spell-checking"));
   EXPECT_EQ(args.back(), "-DX=1");
   auto userArch = analysisCompilerArgs(options, {"--cuda-gpu-arch=sm_70", "--cuda-device-only"});
   EXPECT_EQ(std::count(userArch.begin(), userArch.end(), "--cuda-host-only"), 0);
   EXPECT_EQ(std::count(userArch.begin(), userArch.end(), "--cuda-gpu-arch=sm_80"), 0);
+}
+
+TEST(Analyzer, TypoInALaunchDoesNotSendClangIntoEndlessRecursion) {
+  // Found by the fuzzer: with typo correction, Clang 19 crashes on this.
+  auto analysis = analyze("constexpr int kBlock = 128;\n"
+                          "void k(float *x) {}\n"
+                          "void run(float *x) { const int blocks = 8; k<<<blocks, kBLock>>>(x); }\n"
+                          "__global__ void real(float *x) { x[threadIdx.x] = 0; }\n");
+  ASSERT_EQ(analysis.reports.size(), 1u);
+  EXPECT_GT(analysis.reports[0].errors, 0u);
+  ASSERT_EQ(analysis.reports[0].kernels.size(), 1u);
 }
 
 TEST(Analyzer, GarbageDoesNotCrash) {
