@@ -282,10 +282,10 @@ Distribution readDistribution(const TaskReader &reader, const json::value &value
   const auto &object = reader.object(value, field);
   Distribution distribution;
   distribution.kind = reader.string(reader.required(object, "dist", field), field + ".dist");
-  static const std::set<std::string> kinds = {"uniform", "normal", "randint", "constant", "arange"};
+  static const std::set<std::string> kinds = {"uniform", "normal", "randint", "constant", "arange", "offsets"};
   if (!kinds.count(distribution.kind))
     reader.fail(field + ".dist",
-                "expected one of uniform, normal, randint, constant, arange, got '" + distribution.kind + "'");
+                "expected one of uniform, normal, randint, constant, arange, offsets, got '" + distribution.kind + "'");
   if (auto *low = object.if_contains("low"))
     distribution.low = reader.number(*low, field + ".low");
   if (auto *high = object.if_contains("high"))
@@ -296,7 +296,10 @@ Distribution readDistribution(const TaskReader &reader, const json::value &value
     distribution.stddev = reader.number(*stddev, field + ".stddev");
   if (auto *constant = object.if_contains("value"))
     distribution.value = reader.number(*constant, field + ".value");
-  if ((distribution.kind == "uniform" || distribution.kind == "randint") && !(distribution.low < distribution.high))
+  if (auto *step = object.if_contains("step"))
+    distribution.step = reader.number(*step, field + ".step");
+  if ((distribution.kind == "uniform" || distribution.kind == "randint" || distribution.kind == "offsets") &&
+      !(distribution.low < distribution.high))
     reader.fail(field, "low must be below high");
   if (distribution.kind == "normal" && !(distribution.stddev > 0))
     reader.fail(field + ".stddev", "must be positive");
@@ -309,27 +312,22 @@ std::int64_t evaluateSizeExpression(const std::string &expression, const SizeBin
   return SizeExpression(expression, sizes).evaluate();
 }
 
-TaskSpec loadTask(const std::filesystem::path &directory) {
-  const std::filesystem::path file = directory / "task.json";
-  // "tasks/vector_add/" names the folder too.
-  std::filesystem::path normal = directory.lexically_normal();
-  if (normal.filename().empty())
-    normal = normal.parent_path();
-  const std::string folderName = normal.filename().string();
+namespace {
+
+// Validates task.json text. `directory` is the task's folder when it is read
+// from disk (reference.c, baseline.cu and the variants are then checked too).
+TaskSpec buildTask(const std::string &text, const std::string &folderName, const std::filesystem::path &file,
+                   const std::filesystem::path *directory) {
   TaskReader reader(folderName, file);
-  std::ifstream stream(file);
-  if (!stream)
-    reader.fail("", "cannot read the file");
-  std::stringstream contents;
-  contents << stream.rdbuf();
   boost::system::error_code error;
-  json::value document = json::parse(contents.str(), error);
+  json::value document = json::parse(text, error);
   if (error)
     reader.fail("", "invalid JSON: " + error.message());
   const auto &root = reader.object(document, "(top level)");
 
   TaskSpec task;
-  task.directory = directory;
+  if (directory)
+    task.directory = *directory;
   task.name = reader.string(reader.required(root, "name", ""), "name");
   if (task.name != folderName)
     reader.fail("name", "'" + task.name + "' differs from the folder name '" + folderName + "'");
@@ -378,8 +376,18 @@ TaskSpec loadTask(const std::filesystem::path &directory) {
                                      {"in", Intent::In}, {"out", Intent::Out}, {"inout", Intent::InOut}});
       arg.size = reader.string(reader.required(object, "size", field), field + ".size");
       hasOutput |= arg.intent != Intent::In;
-      if (arg.intent != Intent::Out)
-        arg.init = readDistribution(reader, reader.required(object, "init", field), field + ".init");
+      if (arg.intent != Intent::Out) {
+        const json::value &init = reader.required(object, "init", field);
+        if (init.is_array()) {
+          const auto &list = init.get_array();
+          if (list.empty())
+            reader.fail(field + ".init", "needs at least one distribution");
+          for (std::size_t d = 0; d < list.size(); ++d)
+            arg.init.push_back(readDistribution(reader, list[d], field + ".init[" + std::to_string(d) + "]"));
+        } else {
+          arg.init.push_back(readDistribution(reader, init, field + ".init"));
+        }
+      }
     } else {
       // Scalars are passed in integer registers; a floating-point parameter
       // is a 1-element input buffer.
@@ -431,16 +439,28 @@ TaskSpec loadTask(const std::filesystem::path &directory) {
     }
   }
 
-  task.reference = directory / "reference.c";
+  if (!directory) {
+    // From text: the variants' expectations only.
+    if (auto *variants = root.if_contains("variants"))
+      for (const auto &[key, expectation] : reader.object(*variants, "variants")) {
+        VariantSpec variant;
+        variant.file = std::filesystem::path("variants") / std::string(key);
+        const auto &object = reader.object(expectation, "variants." + std::string(key));
+        variant.expectPass = object.contains("expect") && object.at("expect") == "pass";
+        task.variants.push_back(variant);
+      }
+    return task;
+  }
+  task.reference = *directory / "reference.c";
   if (!std::filesystem::exists(task.reference))
     reader.fail("", "reference.c is missing beside task.json");
-  if (std::filesystem::exists(directory / "baseline.cu"))
-    task.baseline = directory / "baseline.cu";
+  if (std::filesystem::exists(*directory / "baseline.cu"))
+    task.baseline = *directory / "baseline.cu";
   if (auto *variants = root.if_contains("variants")) {
     for (const auto &[key, expectation] : reader.object(*variants, "variants")) {
       const std::string field = "variants." + std::string(key);
       VariantSpec variant;
-      variant.file = directory / "variants" / std::string(key);
+      variant.file = *directory / "variants" / std::string(key);
       if (!std::filesystem::exists(variant.file))
         reader.fail(field, "file variants/" + std::string(key) + " does not exist");
       const auto &object = reader.object(expectation, field);
@@ -454,6 +474,34 @@ TaskSpec loadTask(const std::filesystem::path &directory) {
     }
   }
   return task;
+}
+
+} // namespace
+
+TaskSpec loadTask(const std::filesystem::path &directory) {
+  const std::filesystem::path file = directory / "task.json";
+  // "tasks/vector_add/" names the folder too.
+  std::filesystem::path normal = directory.lexically_normal();
+  if (normal.filename().empty())
+    normal = normal.parent_path();
+  const std::string folderName = normal.filename().string();
+  std::ifstream stream(file);
+  if (!stream)
+    TaskReader(folderName, file).fail("", "cannot read the file");
+  std::stringstream contents;
+  contents << stream.rdbuf();
+  return buildTask(contents.str(), folderName, file, &directory);
+}
+
+TaskSpec parseTask(const std::string &taskJson, const std::string &folderName) {
+  return buildTask(taskJson, folderName, "task.json", nullptr);
+}
+
+std::size_t distributionCount(const TaskSpec &task) {
+  std::size_t count = 1;
+  for (const auto &arg : task.args)
+    count = std::max(count, arg.init.size());
+  return count;
 }
 
 std::vector<TaskSpec> loadSuite(const std::filesystem::path &root) {

@@ -1,25 +1,34 @@
-// cudaperf-run: evaluates one compiled candidate of a task on the GPU, in its
-// own process (a bad kernel poisons the CUDA context; the daemon must not
-// share it). Correctness on fresh seeded inputs at every correctness size,
-// against the task's reference; then timing at the benchmark size.
+// cudaperf-run: the GPU harness. Evaluates compiled candidates of a task in
+// its own process (a bad kernel poisons the CUDA context; the daemon must not
+// share it), normally inside the sandbox (HarnessRun), as an unprivileged
+// user that cannot see the task's folder or the reference cache.
 //
-//   cudaperf-run --task DIR --candidate cand.so --reference ref.so [--baseline base.so]
-//                [--seed N] [--trials N] [--warmup N] [--runs N] [--skip-timing]
-//   cudaperf-run --worker      one JSON request per stdin line, one JSON answer per line
+// Requests come on stdin, one after the other, each a JSON line followed by
+// `expected_bytes` raw bytes: the expected outputs of every correctness test,
+// computed by the trusted side (ReferenceOutputs) — the harness never loads
+// the reference. For each request: correctness on fresh seeded inputs at
+// every correctness size and trial (the trial picks the input distribution),
+// CUPTI kernel records, then timing at the benchmark size. One JSON answer
+// per request, carrying the request's nonce, on the stdout the process
+// started with; the candidate's own stdout goes to stderr.
 //
-// Exit status: 0 after answering (whatever the verdict), 2 on bad usage, 3
+// Exit status: 0 at the end of stdin, 2 on a malformed request stream, 3
 // after a CUDA error (the context is unusable: the parent starts a new worker).
+#include "KernelTrace.h"
 #include "cudaperf/contracts/TaskSpec.h"
+#include "cudaperf/daemon/EntryCall.h"
 #include "cudaperf/daemon/TaskData.h"
 
 #include <boost/json.hpp>
 #include <cuda_runtime.h>
 #include <dlfcn.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <deque>
 #include <iostream>
@@ -34,16 +43,9 @@ using namespace cudaperf;
 
 namespace {
 
-constexpr std::size_t kMaxArguments = 12;
 constexpr std::size_t kGuardBytes = 4096; // canary region on each side of every buffer
 constexpr unsigned char kCanary = 0xA5;
 constexpr std::size_t kL2FlushBytes = 256u << 20; // larger than any L2 (H200: 60 MB)
-
-// Every argument is passed as a 64-bit integer register (x86-64 System V):
-// pointers and integer scalars; the callee reads the first k it declares.
-using EntryFunction = void (*)(std::intptr_t, std::intptr_t, std::intptr_t, std::intptr_t, std::intptr_t, std::intptr_t,
-                               std::intptr_t, std::intptr_t, std::intptr_t, std::intptr_t, std::intptr_t,
-                               std::intptr_t);
 
 struct CudaFailure : std::runtime_error {
   using std::runtime_error::runtime_error;
@@ -76,12 +78,6 @@ struct Library {
     // Candidates are not unloaded: their CUDA registrations live with the process.
   }
 };
-
-void call(EntryFunction entry, const std::vector<std::intptr_t> &args) {
-  std::intptr_t a[kMaxArguments] = {};
-  std::copy(args.begin(), args.end(), a);
-  entry(a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8], a[9], a[10], a[11]);
-}
 
 // A buffer with canary regions on both sides, on the device or the host.
 class GuardedBuffer {
@@ -147,15 +143,6 @@ private:
   bool device_;
 };
 
-// Registers for a call with host pointers into `arguments` (the reference).
-std::vector<std::intptr_t> hostRegisters(std::vector<ArgumentData> &arguments) {
-  std::vector<std::intptr_t> registers;
-  for (auto &argument : arguments)
-    registers.push_back(argument.pointer ? reinterpret_cast<std::intptr_t>(argument.buffer.bytes.data())
-                                         : static_cast<std::intptr_t>(argument.scalar));
-  return registers;
-}
-
 struct Placed {
   std::vector<std::unique_ptr<GuardedBuffer>> buffers; // one per argument, null for scalars
   std::vector<std::intptr_t> registers;
@@ -194,6 +181,14 @@ Placed clone(const Placed &pristine, const std::vector<ArgumentData> &arguments,
   return placed;
 }
 
+std::size_t expectedBytesAt(const TaskSpec &task, std::size_t sizeIndex) {
+  std::size_t bytes = 0;
+  for (const auto &spec : task.args)
+    if (spec.pointer && spec.intent != Intent::In)
+      bytes += evaluateSizeExpression(spec.size, task.correctnessSizes[sizeIndex]) * elementBytes(spec.type);
+  return bytes;
+}
+
 double median(std::vector<double> values) {
   if (values.empty())
     return 0;
@@ -220,10 +215,13 @@ json::array toJson(const std::vector<double> &values) {
 }
 
 struct Settings {
-  std::string task, candidate, reference, baseline;
+  std::string taskJson, taskName, candidate, baseline, nonce;
   std::uint64_t seed = 1;
-  int trials = 2, warmup = 10, runs = 30;
+  int trials = 3, warmup = 10, runs = 30;
   bool skipTiming = false;
+  std::string expected;     // expected outputs of every test (see ReferenceOutputs)
+  double cpuBaselineMs = -1; // measured by the trusted side; -1: none
+  double minGpuShare = 0.05; // device mode: kernels must keep the GPU busy this share of the call
 };
 
 struct TimingStats {
@@ -252,7 +250,7 @@ TimingStats timeLibrary(const TaskSpec &task, EntryFunction entry, const std::ve
     check(cudaDeviceSynchronize(), "synchronize before run");
     const auto wallStart = std::chrono::steady_clock::now();
     check(cudaEventRecord(start), "cudaEventRecord");
-    call(entry, recent.back().registers);
+    callEntry(entry, recent.back().registers);
     check(cudaEventRecord(stopEventsOnly), "cudaEventRecord");
     check(cudaDeviceSynchronize(), "candidate run");
     check(cudaEventRecord(stopSynced), "cudaEventRecord");
@@ -282,94 +280,126 @@ json::object statsToJson(const TimingStats &stats) {
           {"samples", toJson(stats.deviceSyncMs)}};
 }
 
-// What timing needs besides the candidate depends only on the task, the
-// reference and the seed: the benchmark inputs, the CPU baseline on them and
-// the GPU baseline's timing. A warm worker evaluates many candidates of one
-// task, so it makes these once per process (the two most recent are kept:
-// benchmark inputs are hundreds of MB).
+// What timing needs besides the candidate depends only on the task and the
+// seed: the benchmark inputs and the GPU baseline's timing. A warm worker
+// evaluates many candidates of one task, so it makes these once per process
+// (the two most recent are kept: benchmark inputs are hundreds of MB).
 struct BenchmarkSetup {
   std::vector<ArgumentData> inputs;
-  double cpuBaselineMs = 0;
   std::map<std::string, TimingStats> gpuBaselines; // by baseline library
 };
 
-std::shared_ptr<BenchmarkSetup> benchmarkSetup(const Settings &settings, const TaskSpec &task,
-                                               const Library &reference) {
+std::shared_ptr<BenchmarkSetup> benchmarkSetup(const Settings &settings, const TaskSpec &task) {
   static std::deque<std::pair<std::string, std::shared_ptr<BenchmarkSetup>>> cache;
-  const std::string key = settings.task + "\n" + settings.reference + "\n" + std::to_string(settings.seed);
+  const std::string key = settings.taskJson + "\n" + std::to_string(settings.seed);
   for (const auto &[cachedKey, setup] : cache)
     if (cachedKey == key)
       return setup;
   auto setup = std::make_shared<BenchmarkSetup>();
-  setup->inputs = generateArguments(task, task.benchmarkSize, settings.seed ^ 0xBE9C4ull);
-  std::vector<double> cpuMs;
-  for (int run = 0; run < 3; ++run) {
-    auto copy = setup->inputs;
-    const auto registers = hostRegisters(copy);
-    const auto start = std::chrono::steady_clock::now();
-    call(reference.entry, registers);
-    cpuMs.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
-  }
-  setup->cpuBaselineMs = median(cpuMs);
+  setup->inputs = generateArguments(task, task.benchmarkSize, benchmarkSeed(settings.seed));
   cache.emplace_back(key, setup);
   if (cache.size() > 2)
     cache.pop_front();
   return setup;
 }
 
+KernelTrace &kernelTrace() {
+  static KernelTrace trace;
+  return trace;
+}
+
+json::object activityToJson(const KernelActivity &activity, double callMs) {
+  return {{"kernels", activity.kernels},
+          {"kernel_ms", activity.kernelMs},
+          {"gpu_busy_ms", activity.busyMs},
+          {"call_ms", callMs},
+          {"gpu_share", callMs > 0 ? std::min(1.0, activity.busyMs / callMs) : 0.0},
+          {"first_kernel", activity.firstKernel}};
+}
+
 json::object evaluate(const Settings &settings) {
   const auto began = std::chrono::steady_clock::now();
   json::object result;
+  const TaskSpec task = parseTask(settings.taskJson, settings.taskName);
+  if (task.args.size() > kMaxEntryArguments)
+    throw Rejected("more than 12 arguments");
+  // Loaded before anything else: what its constructors do is the candidate's
+  // verdict on any machine, with or without a GPU.
+  Library candidate(settings.candidate, task.entry);
   int devices = 0;
   if (const cudaError_t status = cudaGetDeviceCount(&devices); status != cudaSuccess || devices == 0)
     throw NoGpu(status != cudaSuccess ? cudaGetErrorString(status) : "no CUDA device");
-  const TaskSpec task = loadTask(settings.task);
-  if (task.args.size() > kMaxArguments)
-    throw Rejected("more than 12 arguments");
-  Library reference(settings.reference, task.entry);
-  Library candidate(settings.candidate, task.entry);
+  // The expected outputs, test by test, in the order ReferenceOutputs wrote them.
+  std::size_t expectedBytes = 0;
+  for (std::size_t s = 0; s < task.correctnessSizes.size(); ++s)
+    expectedBytes += expectedBytesAt(task, s);
+  if (settings.expected.size() != expectedBytes * settings.trials)
+    throw std::invalid_argument("expected outputs: " + std::to_string(settings.expected.size()) + " bytes, not " +
+                                std::to_string(expectedBytes * settings.trials));
   const bool device = task.memory == MemoryMode::Device;
+  KernelTrace &trace = kernelTrace();
 
-  // Correctness: every size, `trials` fresh seeds each.
+  // Correctness: every size, `trials` fresh seeds each, the trial picking the input distribution.
   json::array failures;
   int passed = 0, total = 0;
   double maxAbsError = 0;
+  std::size_t expectedOffset = 0;
+  std::size_t largestSize = 0;
+  for (std::size_t s = 1; s < task.correctnessSizes.size(); ++s)
+    if (expectedBytesAt(task, s) > expectedBytesAt(task, largestSize))
+      largestSize = s;
+  json::array largestActivity;
+  std::string noKernels;
   const auto correctnessStart = std::chrono::steady_clock::now();
   for (int trial = 0; trial < settings.trials; ++trial) {
     for (std::size_t s = 0; s < task.correctnessSizes.size(); ++s) {
       ++total;
-      const std::uint64_t seed = settings.seed * 1000003ull + trial * 101ull + s;
-      const auto inputs = generateArguments(task, task.correctnessSizes[s], seed);
-      // Reference on host copies.
-      auto expected = inputs;
-      call(reference.entry, hostRegisters(expected));
-
+      const auto inputs = generateArguments(task, task.correctnessSizes[s], testSeed(settings.seed, trial, s), trial);
       Placed placed = place(inputs, device);
-      call(candidate.entry, placed.registers);
+      const bool traced = s == largestSize;
+      if (traced)
+        trace.start();
+      const auto callStart = std::chrono::steady_clock::now();
+      callEntry(candidate.entry, placed.registers);
       check(cudaDeviceSynchronize(), "candidate run");
+      const double callMs =
+          std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - callStart).count();
+      if (traced) {
+        const KernelActivity activity = trace.stop();
+        largestActivity.push_back(activityToJson(activity, callMs));
+        if (trace.available() && activity.kernels == 0)
+          noKernels = "no kernel ran on the GPU during the call at the largest correctness size (trial " +
+                      std::to_string(trial) + "): the candidate must compute with its own kernels";
+      }
       check(cudaGetLastError(), "candidate launch");
 
       std::string why;
       json::object failure;
-      for (std::size_t a = 0; a < task.args.size() && why.empty(); ++a) {
+      for (std::size_t a = 0; a < task.args.size(); ++a) {
         const ArgumentSpec &spec = task.args[a];
         if (!spec.pointer)
           continue;
-        if (!placed.buffers[a]->canariesIntact()) {
-          why = "wrote outside the bounds of '" + spec.name + "'";
-          break;
-        }
+        const bool intact = placed.buffers[a]->canariesIntact();
         HostBuffer actual = inputs[a].buffer;
         actual.bytes = placed.buffers[a]->download();
         if (spec.intent == Intent::In) {
-          if (actual.bytes != inputs[a].buffer.bytes)
+          if (why.empty() && !intact)
+            why = "wrote outside the bounds of '" + spec.name + "'";
+          if (why.empty() && actual.bytes != inputs[a].buffer.bytes)
             why = "modified the input '" + spec.name + "'";
           continue;
         }
-        const auto comparison = compareBuffers(spec.name, expected[a].buffer, actual, task.toleranceFor(spec.type));
+        HostBuffer expected = inputs[a].buffer;
+        std::memcpy(expected.bytes.data(), settings.expected.data() + expectedOffset, expected.bytes.size());
+        expectedOffset += expected.bytes.size();
+        if (!why.empty())
+          continue;
+        if (!intact) {
+          why = "wrote outside the bounds of '" + spec.name + "'";
+          continue;
+        }
+        const auto comparison = compareBuffers(spec.name, expected, actual, task.toleranceFor(spec.type));
         maxAbsError = std::max(maxAbsError, comparison.maxAbsError);
-        if (comparison.degenerateExpected)
-          result["degenerate_reference_output"] = spec.name;
         if (!comparison.passed()) {
           why = std::to_string(comparison.mismatches) + " of " + std::to_string(comparison.count) + " elements of '" +
                 spec.name + "' differ";
@@ -393,6 +423,7 @@ json::object evaluate(const Settings &settings) {
         sizes[name] = value;
       failure["sizes"] = std::move(sizes);
       failure["trial"] = trial;
+      failure["distribution"] = trial % distributionCount(task);
       failure["reason"] = why;
       failures.push_back(std::move(failure));
     }
@@ -404,19 +435,27 @@ json::object evaluate(const Settings &settings) {
                                        {"max_abs_err", std::isfinite(maxAbsError) ? maxAbsError : -1.0},
                                        {"failures", failures},
                                        {"seconds", correctnessSeconds}};
+  result["kernel_trace"] = trace.available() ? json::value(json::object{{"largest_correctness_size", largestActivity}})
+                                             : json::value(json::object{{"unavailable", trace.error()}});
   const bool allPassed = passed == total;
   result["status"] = allPassed ? "ok" : "wrong_answer";
+  if (allPassed && !noKernels.empty()) {
+    result["status"] = "rejected";
+    result["error"] = noKernels;
+  }
 
-  if (allPassed && !settings.skipTiming) {
+  if (result["status"] == "ok" && !settings.skipTiming) {
     const auto timingStart = std::chrono::steady_clock::now();
-    const auto setup = benchmarkSetup(settings, task, reference);
+    const auto setup = benchmarkSetup(settings, task);
     void *flush = nullptr;
     check(cudaMalloc(&flush, kL2FlushBytes), "cudaMalloc L2 flush buffer");
     const TimingStats stats = timeLibrary(task, candidate.entry, setup->inputs, settings.warmup, settings.runs, flush);
     json::object timing = statsToJson(stats);
     const double candidateMs = median(stats.deviceSyncMs);
-    timing["cpu_baseline_ms"] = setup->cpuBaselineMs;
-    timing["speedup_cpu"] = candidateMs > 0 ? setup->cpuBaselineMs / candidateMs : 0.0;
+    if (settings.cpuBaselineMs > 0) {
+      timing["cpu_baseline_ms"] = settings.cpuBaselineMs;
+      timing["speedup_cpu"] = candidateMs > 0 ? settings.cpuBaselineMs / candidateMs : 0.0;
+    }
     if (!settings.baseline.empty()) {
       auto known = setup->gpuBaselines.find(settings.baseline);
       if (known == setup->gpuBaselines.end()) {
@@ -430,6 +469,29 @@ json::object evaluate(const Settings &settings) {
       timing["gpu_baseline"] = statsToJson(baselineStats);
       timing["gpu_baseline_ms"] = median(baselineStats.deviceSyncMs);
       timing["speedup_gpu"] = candidateMs > 0 ? median(baselineStats.deviceSyncMs) / candidateMs : 0.0;
+    }
+    // One untimed, traced run at the benchmark size (CUPTI costs time): the
+    // share of the call during which the candidate's kernels kept the GPU busy.
+    if (trace.available()) {
+      Placed placed = place(setup->inputs, device);
+      check(cudaDeviceSynchronize(), "synchronize before the traced run");
+      trace.start();
+      const auto callStart = std::chrono::steady_clock::now();
+      callEntry(candidate.entry, placed.registers);
+      check(cudaDeviceSynchronize(), "traced run");
+      const double callMs =
+          std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - callStart).count();
+      const KernelActivity activity = trace.stop();
+      json::object traced = activityToJson(activity, callMs);
+      const double share = callMs > 0 ? activity.busyMs / callMs : 0;
+      timing["gpu_share"] = std::min(1.0, share);
+      timing["kernel_trace"] = std::move(traced);
+      if (device && share < settings.minGpuShare) {
+        result["status"] = "rejected";
+        result["error"] = "the candidate's kernels kept the GPU busy " + std::to_string(share * 100) +
+                          "% of its call at the benchmark size (minimum " +
+                          std::to_string(settings.minGpuShare * 100) + "%): the work is not done on the GPU";
+      }
     }
     cudaFree(flush);
     timing["seconds"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - timingStart).count();
@@ -456,21 +518,32 @@ Settings settingsFromJson(const json::object &request) {
     }
     return fallback;
   };
-  settings.task = text("task", true);
+  auto real = [&](const char *key, double fallback) -> double {
+    if (const auto *value = request.if_contains(key)) {
+      if (!value->is_number())
+        throw Rejected(std::string("request field '") + key + "' is not a number");
+      return value->to_number<double>();
+    }
+    return fallback;
+  };
+  settings.taskJson = text("task_json", true);
+  settings.taskName = text("task_name", true);
   settings.candidate = text("candidate", true);
-  settings.reference = text("reference", true);
   settings.baseline = text("baseline", false);
+  settings.nonce = text("nonce", false);
   settings.seed = static_cast<std::uint64_t>(number("seed", 1));
-  settings.trials = static_cast<int>(std::clamp<std::int64_t>(number("trials", 2), 1, 100));
+  settings.trials = static_cast<int>(std::clamp<std::int64_t>(number("trials", 3), 1, 100));
   settings.warmup = static_cast<int>(std::clamp<std::int64_t>(number("warmup", 10), 0, 100));
   settings.runs = static_cast<int>(std::clamp<std::int64_t>(number("runs", 30), 1, 1000));
+  settings.cpuBaselineMs = real("cpu_baseline_ms", -1);
+  settings.minGpuShare = real("min_gpu_share", 0.05);
   if (const auto *skip = request.if_contains("skip_timing"); skip && skip->is_bool())
     settings.skipTiming = skip->get_bool();
   return settings;
 }
 
 // Answers one request; returns false when the process must exit (CUDA error).
-bool answer(const Settings &settings, std::ostream &out) {
+bool answer(const Settings &settings, std::FILE *out) {
   json::object result;
   bool keepGoing = true;
   try {
@@ -487,70 +560,63 @@ bool answer(const Settings &settings, std::ostream &out) {
   } catch (const std::exception &error) {
     result = {{"status", "harness_error"}, {"error", error.what()}};
   }
-  out << json::serialize(result) << std::endl;
+  result["nonce"] = settings.nonce;
+  const std::string line = json::serialize(result) + "\n";
+  std::fwrite(line.data(), 1, line.size(), out);
+  std::fflush(out);
   return keepGoing;
 }
 
-int usage() {
-  std::cerr << "usage: cudaperf-run --task DIR --candidate LIB --reference LIB [--baseline LIB] [--seed N]\n"
-               "                    [--trials N] [--warmup N] [--runs N] [--skip-timing]\n"
-               "       cudaperf-run --worker   (one JSON request per line on stdin)\n";
-  return 2;
+void answerError(std::FILE *out, const std::string &status, const std::string &error) {
+  const std::string line = json::serialize(json::object{{"status", status}, {"error", error}}) + "\n";
+  std::fwrite(line.data(), 1, line.size(), out);
+  std::fflush(out);
 }
 
 } // namespace
 
-int main(int argc, char **argv) {
-  std::vector<std::string> args(argv + 1, argv + argc);
-  if (args.size() == 1 && args[0] == "--worker") {
-    std::string line;
-    while (std::getline(std::cin, line)) {
-      if (line.empty())
-        continue;
-      boost::system::error_code error;
-      const json::value request = json::parse(line, error);
-      if (error || !request.is_object()) {
-        std::cout << json::serialize(json::object{{"status", "bad_request"}, {"error", "not a JSON object"}})
-                  << std::endl;
-        continue;
-      }
-      Settings settings;
-      try {
-        settings = settingsFromJson(request.get_object());
-      } catch (const Rejected &problem) {
-        std::cout << json::serialize(json::object{{"status", "bad_request"}, {"error", problem.what()}}) << std::endl;
-        continue;
-      }
-      if (!answer(settings, std::cout))
-        return 3;
-    }
-    return 0;
+int main(int argc, char **) {
+  if (argc != 1) {
+    std::cerr << "usage: cudaperf-run < requests\n"
+                 "  each request: one JSON line {task_json, task_name, candidate, expected_bytes, nonce?, baseline?,\n"
+                 "  seed?, trials?, warmup?, runs?, skip_timing?, cpu_baseline_ms?, min_gpu_share?} followed by\n"
+                 "  expected_bytes bytes of expected outputs (see docs/tasks.md)\n";
+    return 2;
   }
-  json::object request;
-  for (std::size_t i = 0; i < args.size(); ++i) {
-    const std::string &arg = args[i];
-    auto next = [&]() -> std::string {
-      if (i + 1 >= args.size())
-        throw std::invalid_argument(arg + " needs a value");
-      return args[++i];
-    };
+  // Answers go to the stdout we started with; whatever the candidate prints
+  // goes to stderr, so it cannot interleave with (or forge) an answer line.
+  std::FILE *answers = fdopen(dup(STDOUT_FILENO), "w");
+  dup2(STDERR_FILENO, STDOUT_FILENO);
+  std::string line;
+  while (std::getline(std::cin, line)) {
+    if (line.empty())
+      continue;
+    boost::system::error_code error;
+    const json::value request = json::parse(line, error);
+    if (error || !request.is_object()) {
+      answerError(answers, "bad_request", "not a JSON object");
+      return 2;
+    }
+    const auto *bytes = request.get_object().if_contains("expected_bytes");
+    if (!bytes || !bytes->is_int64() || bytes->get_int64() < 0) {
+      answerError(answers, "bad_request", "request field 'expected_bytes' missing or not a non-negative integer");
+      return 2;
+    }
+    std::string expected(static_cast<std::size_t>(bytes->get_int64()), '\0');
+    if (!std::cin.read(expected.data(), static_cast<std::streamsize>(expected.size()))) {
+      answerError(answers, "bad_request", "stdin ended inside the expected outputs");
+      return 2;
+    }
+    Settings settings;
     try {
-      if (arg == "--task" || arg == "--candidate" || arg == "--reference" || arg == "--baseline")
-        request[arg.substr(2)] = next();
-      else if (arg == "--seed" || arg == "--trials" || arg == "--warmup" || arg == "--runs")
-        request[arg.substr(2)] = std::stoll(next());
-      else if (arg == "--skip-timing")
-        request["skip_timing"] = true;
-      else
-        return usage();
-    } catch (const std::exception &) {
-      return usage();
+      settings = settingsFromJson(request.get_object());
+    } catch (const Rejected &problem) {
+      answerError(answers, "bad_request", problem.what());
+      continue;
     }
+    settings.expected = std::move(expected);
+    if (!answer(settings, answers))
+      return 3;
   }
-  try {
-    return answer(settingsFromJson(request), std::cout) ? 0 : 3;
-  } catch (const Rejected &problem) {
-    std::cerr << "cudaperf-run: " << problem.what() << "\n";
-    return usage();
-  }
+  return 0;
 }

@@ -12,6 +12,7 @@
 #include <optional>
 #include <poll.h>
 #include <sched.h>
+#include <sys/mount.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -27,7 +28,7 @@ using Clock = std::chrono::steady_clock;
 // What the supervisor (the forked child that sets up isolation) tells the
 // parent through the status pipe. Fixed size, written whole (< PIPE_BUF).
 struct StatusRecord {
-  char tag;          // 'N' network, 'P' pid namespace, 'G' program pid, 'E' exec failed, 'X' program ended
+  char tag;          // 'N' network, 'P' pid namespace, 'M' mounts, 'G' program pid, 'E' exec failed, 'X' program ended
   int value;         // 1/0 (or errno) for N/P; pid for G; errno for E; wait status for X
   long userMicros;   // for X
   long systemMicros; // for X
@@ -117,6 +118,35 @@ void closeFd(int &fd) {
   _exit(0);
 }
 
+// In a new mount namespace: hides `limits.hiddenPaths` under empty read-only
+// tmpfs and gives the program tmpfs for its directory, /tmp and /dev/shm.
+// Returns whether everything asked for is in place.
+bool isolateFilesystem(const Limits &limits, const std::string &workDir) {
+  if (limits.hiddenPaths.empty() && limits.privateTmpBytes == 0)
+    return true;
+  if (geteuid() != 0 || unshare(CLONE_NEWNS) != 0 || mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0)
+    return false;
+  bool ok = true;
+  for (const auto &path : limits.hiddenPaths)
+    if (access(path.c_str(), F_OK) == 0)
+      ok &= mount("tmpfs", path.c_str(), "tmpfs", MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC, "size=4k,mode=000") == 0;
+  if (limits.privateTmpBytes > 0) {
+    const std::string size = "size=" + std::to_string(limits.privateTmpBytes);
+    const std::string shared = size + ",mode=1777";
+    for (const char *path : {"/tmp", "/dev/shm"})
+      if (access(path, F_OK) == 0)
+        ok &= mount("tmpfs", path, "tmpfs", MS_NOSUID | MS_NODEV, shared.c_str()) == 0;
+    // The working directory was under the old /tmp (or elsewhere): a tmpfs of its own.
+    std::error_code error;
+    std::filesystem::create_directories(workDir, error);
+    const std::string owned = size + ",mode=0700" +
+                              (limits.dropPrivileges ? ",uid=" + std::to_string(kNobody) + ",gid=" + std::to_string(kNobody)
+                                                     : std::string());
+    ok &= mount("tmpfs", workDir.c_str(), "tmpfs", MS_NOSUID | MS_NODEV, owned.c_str()) == 0;
+  }
+  return ok;
+}
+
 // The supervisor: the forked child that isolates, limits, starts the program
 // and reports how it ended. With a PID namespace the program is its PID 1:
 // when the program ends, the kernel kills everything it left behind.
@@ -142,6 +172,7 @@ void closeFd(int &fd) {
   }
   sendStatus(statusFd, 'N', networkOk);
   sendStatus(statusFd, 'P', pidOk);
+  sendStatus(statusFd, 'M', isolateFilesystem(limits, workDir) ? 1 : 0);
 
   const auto cpu = static_cast<rlim_t>(limits.cpuSeconds < 1 ? 1 : limits.cpuSeconds);
   setLimit(RLIMIT_CPU, cpu, cpu + 1);
@@ -325,6 +356,9 @@ Result run(const Request &request, const Limits &limits) {
       case 'P':
         result.processesIsolated = record.value == 1;
         break;
+      case 'M':
+        result.filesystemIsolated = record.value == 1;
+        break;
       case 'G':
         program = record.value;
         break; // init
@@ -362,6 +396,8 @@ Result run(const Request &request, const Limits &limits) {
     result.note += "network not isolated (needs root or a permitted network namespace); ";
   if (!result.processesIsolated && limits.isolateProcesses)
     result.note += "no PID namespace: leftover processes are killed by process group only; ";
+  if (!result.filesystemIsolated && (!limits.hiddenPaths.empty() || limits.privateTmpBytes > 0))
+    result.note += "no mount namespace (needs root): hidden paths stay readable and the temporary directory is on disk; ";
 
   if (startFailed) {
     result.outcome = Outcome::StartFailed;

@@ -167,7 +167,12 @@ double elementAsDouble(const HostBuffer &buffer, std::size_t index) {
   return 0;
 }
 
-std::vector<ArgumentData> generateArguments(const TaskSpec &task, const SizeBinding &sizes, std::uint64_t seed) {
+std::uint64_t testSeed(std::uint64_t seed, std::size_t trial, std::size_t sizeIndex) {
+  return seed * 1000003ull + trial * 101ull + sizeIndex;
+}
+
+std::vector<ArgumentData> generateArguments(const TaskSpec &task, const SizeBinding &sizes, std::uint64_t seed,
+                                            std::size_t trial) {
   std::vector<ArgumentData> arguments;
   for (std::size_t a = 0; a < task.args.size(); ++a) {
     const ArgumentSpec &spec = task.args[a];
@@ -184,11 +189,12 @@ std::vector<ArgumentData> generateArguments(const TaskSpec &task, const SizeBind
     buffer.bytes.assign(buffer.count * elementBytes(spec.type), 0xff);
     if (spec.intent != Intent::Out) {
       std::mt19937_64 random(seed * 0x9E3779B97F4A7C15ull + a + 1);
-      const Distribution &d = spec.init;
+      const Distribution &d = spec.distributionForTrial(trial);
       std::uniform_real_distribution<double> uniform(d.low, d.high);
       std::normal_distribution<double> normal(d.mean, d.stddev);
       std::uniform_int_distribution<std::int64_t> integer(static_cast<std::int64_t>(std::ceil(d.low)),
                                                           static_cast<std::int64_t>(std::ceil(d.high)) - 1);
+      double running = 0; // offsets: the running sum
       for (std::size_t i = 0; i < buffer.count; ++i) {
         double value = 0;
         if (d.kind == "uniform")
@@ -200,7 +206,11 @@ std::vector<ArgumentData> generateArguments(const TaskSpec &task, const SizeBind
         else if (d.kind == "constant")
           value = d.value;
         else if (d.kind == "arange")
-          value = static_cast<double>(i);
+          value = static_cast<double>(i) * d.step;
+        else if (d.kind == "offsets") {
+          value = running;
+          running += static_cast<double>(integer(random));
+        }
         store(buffer, i, value);
       }
     }

@@ -7,6 +7,7 @@
 #include <arpa/inet.h>
 #include <cstdlib>
 #include <dirent.h>
+#include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <netinet/in.h>
@@ -216,4 +217,43 @@ TEST(Sandbox, CannotReadPrivateFiles) {
   EXPECT_EQ(result.outcome, Outcome::Exited);
   EXPECT_NE(result.exitCode, 0);
   EXPECT_EQ(result.stdoutText.find("expected outputs"), std::string::npos);
+}
+
+TEST(Sandbox, HiddenPathsAreEmpty) {
+  if (!root())
+    GTEST_SKIP() << "a mount namespace needs root";
+  char pattern[] = "/tmp/cudaperf-hidden-XXXXXX";
+  ASSERT_NE(mkdtemp(pattern), nullptr);
+  const std::string folder = pattern;
+  {
+    std::ofstream file(folder + "/reference.c");
+    file << "world readable reference";
+  }
+  chmod(folder.c_str(), 0755);
+  chmod((folder + "/reference.c").c_str(), 0644);
+  Limits limits = quick();
+  limits.hiddenPaths = {folder};
+  auto hidden = shell("ls -A " + folder + "; cat " + folder + "/reference.c", limits);
+  auto visible = shell("cat " + folder + "/reference.c", quick());
+  std::filesystem::remove_all(folder);
+  if (!hidden.filesystemIsolated)
+    GTEST_SKIP() << "mount namespace refused here: " << hidden.note;
+  EXPECT_EQ(hidden.stdoutText.find("world readable reference"), std::string::npos) << hidden.stdoutText;
+  EXPECT_NE(visible.stdoutText.find("world readable reference"), std::string::npos); // the control
+}
+
+TEST(Sandbox, FillingTheTemporaryDirectoryCostsNoDisk) {
+  if (!root())
+    GTEST_SKIP() << "a mount namespace needs root";
+  Limits limits = quick();
+  limits.privateTmpBytes = 4 << 20;
+  // Many files, each under the file-size limit, in every writable place.
+  auto result = shell("for i in 1 2 3 4 5 6 7 8; do head -c 1000000 /dev/zero > f$i || echo full-here; "
+                      "head -c 1000000 /dev/zero > /tmp/f$i || echo full-tmp; done; df -k . | tail -1",
+                      limits);
+  if (!result.filesystemIsolated)
+    GTEST_SKIP() << "mount namespace refused here: " << result.note;
+  EXPECT_NE(result.stdoutText.find("full-here"), std::string::npos) << result.stdoutText;
+  EXPECT_NE(result.stdoutText.find("full-tmp"), std::string::npos) << result.stdoutText;
+  EXPECT_NE(result.stdoutText.find("tmpfs"), std::string::npos) << result.stdoutText;
 }

@@ -82,7 +82,7 @@ TEST(TaskLoader, BundledVectorAdd) {
   EXPECT_EQ(task.entry, "vector_add");
   ASSERT_EQ(task.args.size(), 4u);
   EXPECT_TRUE(task.args[0].pointer);
-  EXPECT_EQ(task.args[1].init.kind, "normal");
+  EXPECT_EQ(task.args[1].init.at(0).kind, "normal");
   EXPECT_EQ(task.args[2].intent, Intent::Out);
   EXPECT_FALSE(task.args[3].pointer);
   EXPECT_EQ(task.memory, MemoryMode::Device);

@@ -24,8 +24,9 @@ std::size_t elementBytes(ElementType type);
 bool isFloating(ElementType type);
 
 struct Distribution {
-  std::string kind = "uniform"; // uniform, normal, randint, constant, arange
-  double low = -1, high = 1;    // uniform, randint (high exclusive)
+  std::string kind = "uniform"; // uniform, normal, randint, constant, arange, offsets
+  double low = -1, high = 1;    // uniform, randint and offsets' increments (high exclusive)
+  double step = 1;              // arange: value i * step
   double mean = 0, stddev = 1;  // normal
   double value = 0;             // constant
 };
@@ -37,7 +38,10 @@ struct ArgumentSpec {
   Intent intent = Intent::In; // pointers only
   std::string size;           // pointers: element count, an expression over the size variables
   std::string value;          // scalars: an expression over the size variables, or a literal
-  Distribution init;          // inputs (in, inout)
+  // Inputs (in, inout): one distribution, or several that the correctness
+  // trials take in turn (trial t draws from init[t % init.size()]).
+  std::vector<Distribution> init;
+  const Distribution &distributionForTrial(std::size_t trial) const { return init[trial % init.size()]; }
 };
 
 struct Tolerance {
@@ -88,6 +92,12 @@ const std::vector<std::string> &knownLibraries();
 std::int64_t evaluateSizeExpression(const std::string &expression, const SizeBinding &sizes);
 
 TaskSpec loadTask(const std::filesystem::path &directory);
+// The same validation on task.json text, without touching the disk: for the
+// harness, which gets the contract in its request and never sees the task's
+// folder (reference files stay out of the candidate's reach).
+TaskSpec parseTask(const std::string &taskJson, const std::string &folderName);
+// Most correctness trials any input's distributions ask for (1 if none).
+std::size_t distributionCount(const TaskSpec &task);
 // Every folder with a task.json under `root`, sorted by name.
 std::vector<TaskSpec> loadSuite(const std::filesystem::path &root);
 

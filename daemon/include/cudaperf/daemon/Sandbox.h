@@ -23,6 +23,12 @@ struct Limits {
   bool isolateNetwork = true;                 // a new network namespace: no interface but a down loopback
   bool isolateProcesses = true;               // a new PID namespace: its processes die with it
   bool dropPrivileges = true;                 // started as root: run as nobody (uid/gid 65534)
+  // As root, in a new mount namespace: an empty read-only tmpfs over each of
+  // these (the task folders, the reference cache: files the program must not read).
+  std::vector<std::string> hiddenPaths;
+  // As root: the working directory, /tmp and /dev/shm become tmpfs of this
+  // size each, so filling them costs the run's memory cap and never the disk (0: off).
+  std::uint64_t privateTmpBytes = 0;
 };
 
 struct Request {
@@ -54,6 +60,7 @@ struct Result {
   bool stdoutTruncated = false, stderrTruncated = false;
   bool networkIsolated = false;
   bool processesIsolated = false;
+  bool filesystemIsolated = false; // hiddenPaths hidden and private tmpfs mounted, as asked
   std::string note; // isolation fallbacks, start errors
   bool succeeded() const { return outcome == Outcome::Exited && exitCode == 0; }
 };

@@ -26,10 +26,18 @@ struct ArgumentData {
   std::int64_t scalar = 0;
 };
 
-// Inputs drawn from each argument's distribution with a generator seeded by
-// (seed, argument index); outputs pre-filled with 0xFF bytes (NaN for
-// floats), so an element the program never writes cannot match.
-std::vector<ArgumentData> generateArguments(const TaskSpec &task, const SizeBinding &sizes, std::uint64_t seed);
+// Inputs drawn from each argument's distribution for `trial` (see
+// ArgumentSpec::init) with a generator seeded by (seed, argument index);
+// outputs pre-filled with 0xFF bytes (NaN for floats), so an element the
+// program never writes cannot match.
+std::vector<ArgumentData> generateArguments(const TaskSpec &task, const SizeBinding &sizes, std::uint64_t seed,
+                                            std::size_t trial = 0);
+
+// The seed of one correctness test: the trusted side that computes the
+// expected outputs and the harness that runs the candidate draw the same inputs.
+std::uint64_t testSeed(std::uint64_t seed, std::size_t trial, std::size_t sizeIndex);
+// The seed of the benchmark inputs (timing and the CPU baseline).
+inline std::uint64_t benchmarkSeed(std::uint64_t seed) { return seed ^ 0xBE9C4ull; }
 
 struct Mismatch {
   std::size_t index = 0;

@@ -1,0 +1,49 @@
+// Runs the GPU harness (cudaperf-run) on one candidate inside the sandbox and
+// turns however it ended into a verdict: the harness's own answer when it
+// gave one, otherwise timeout (wall or CPU limit), runtime_error (a signal, an
+// exit from inside the candidate, output past the cap) or harness_error.
+#pragma once
+
+#include "cudaperf/contracts/TaskSpec.h"
+#include "cudaperf/daemon/ReferenceOutputs.h"
+#include "cudaperf/daemon/Sandbox.h"
+
+#include <boost/json/object.hpp>
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace cudaperf {
+
+struct HarnessOptions {
+  std::filesystem::path runner; // cudaperf-run
+  sandbox::Limits limits = defaultLimits();
+  static sandbox::Limits defaultLimits();
+};
+
+struct HarnessJob {
+  const TaskSpec *task = nullptr;
+  std::string taskJson; // the task.json text the harness validates again
+  std::filesystem::path candidate;
+  std::optional<std::filesystem::path> baseline;
+  std::uint64_t seed = 1;
+  int trials = 0; // 0: max(2, the task's distribution count)
+  int warmup = 10, runs = 30;
+  bool skipTiming = false;
+  double minGpuShare = 0.05;
+
+  int effectiveTrials() const;
+};
+
+// Evaluates the job `repeat` times in one harness process (a warm worker:
+// the benchmark inputs and the GPU baseline are made once). One result per
+// evaluation, each with a "sandbox" object saying how the process ended.
+std::vector<boost::json::object> runHarness(const HarnessJob &job, const ReferenceData &reference,
+                                            const HarnessOptions &options, int repeat = 1);
+
+// The verdict for an evaluation the harness did not answer.
+boost::json::object verdictWithoutAnswer(const sandbox::Result &run, const sandbox::Limits &limits);
+
+} // namespace cudaperf

@@ -1,0 +1,179 @@
+#include "cudaperf/daemon/ReferenceOutputs.h"
+
+#include "cudaperf/daemon/CandidateCompiler.h"
+#include "cudaperf/daemon/EntryCall.h"
+
+#include <dlfcn.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+namespace cudaperf {
+
+namespace {
+
+constexpr const char *kFormat = "reference-outputs-v1";
+
+std::string readFile(const std::filesystem::path &path) {
+  std::ifstream stream(path, std::ios::binary);
+  std::stringstream contents;
+  contents << stream.rdbuf();
+  return contents.str();
+}
+
+// Written whole or not at all, readable by its owner only (the sandboxed
+// harness runs as another user).
+void writeFileAtomically(const std::filesystem::path &path, const std::string &data) {
+  const std::filesystem::path temporary = path.string() + ".tmp." + std::to_string(getpid());
+  {
+    std::ofstream stream(temporary, std::ios::binary | std::ios::trunc);
+    stream.write(data.data(), static_cast<std::streamsize>(data.size()));
+    if (!stream)
+      return;
+  }
+  chmod(temporary.c_str(), 0600);
+  std::filesystem::rename(temporary, path);
+}
+
+bool isOutput(const ArgumentSpec &spec) { return spec.pointer && spec.intent != Intent::In; }
+
+bool allElementsEqual(const HostBuffer &buffer) {
+  const std::size_t width = elementBytes(buffer.type);
+  for (std::size_t i = 1; i < buffer.count; ++i)
+    if (std::memcmp(buffer.bytes.data(), buffer.bytes.data() + i * width, width) != 0)
+      return false;
+  return true;
+}
+
+double median(std::vector<double> values) {
+  std::sort(values.begin(), values.end());
+  const std::size_t mid = values.size() / 2;
+  return values.size() % 2 ? values[mid] : (values[mid - 1] + values[mid]) / 2;
+}
+
+struct ReferenceLibrary {
+  void *handle = nullptr;
+  EntryFunction entry = nullptr;
+  ReferenceLibrary(const std::filesystem::path &path, const TaskSpec &task) {
+    handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+    if (!handle)
+      throw TaskError("task '" + task.name + "': cannot load the reference " + path.string() + ": " + dlerror());
+    entry = reinterpret_cast<EntryFunction>(dlsym(handle, task.entry.c_str()));
+    if (!entry)
+      throw TaskError("task '" + task.name + "': the reference does not export '" + task.entry + "'");
+  }
+  ReferenceLibrary(const ReferenceLibrary &) = delete;
+  ~ReferenceLibrary() { dlclose(handle); }
+};
+
+} // namespace
+
+ReferenceOutputs::ReferenceOutputs(std::filesystem::path cacheDirectory) : cacheDirectory_(std::move(cacheDirectory)) {
+  if (!cacheDirectory_.empty()) {
+    std::filesystem::create_directories(cacheDirectory_);
+    std::filesystem::permissions(cacheDirectory_, std::filesystem::perms::owner_all);
+  }
+}
+
+std::size_t expectedBlobBytes(const TaskSpec &task, std::size_t trials) {
+  std::size_t bytes = 0;
+  for (const auto &sizes : task.correctnessSizes)
+    for (const auto &spec : task.args)
+      if (isOutput(spec))
+        bytes += static_cast<std::size_t>(evaluateSizeExpression(spec.size, sizes)) * elementBytes(spec.type);
+  return bytes * trials;
+}
+
+std::string degenerateOutput(const TaskSpec &task, const std::vector<std::vector<HostBuffer>> &tests) {
+  std::size_t output = 0;
+  for (const auto &spec : task.args) {
+    if (!isOutput(spec))
+      continue;
+    bool constantInEveryTest = true, anyMultiElement = false, sameAcrossTests = true;
+    for (const auto &test : tests) {
+      const HostBuffer &buffer = test[output];
+      constantInEveryTest &= allElementsEqual(buffer);
+      anyMultiElement |= buffer.count > 1;
+      const HostBuffer &first = tests.front()[output];
+      sameAcrossTests &= std::memcmp(first.bytes.data(), buffer.bytes.data(), elementBytes(buffer.type)) == 0;
+    }
+    if (!tests.empty() && constantInEveryTest && (anyMultiElement || sameAcrossTests))
+      return spec.name;
+    ++output;
+  }
+  return "";
+}
+
+ReferenceData ReferenceOutputs::compute(const TaskSpec &task, const std::string &taskJson,
+                                        const std::filesystem::path &referenceLibrary, std::uint64_t seed,
+                                        std::size_t trials, bool measureCpuBaseline) {
+  const std::string key = contentKey({kFormat, taskJson, readFile(referenceLibrary), std::to_string(seed),
+                                      std::to_string(trials)});
+  const std::filesystem::path blobFile = cacheDirectory_ / (task.name + "-" + key + ".expected");
+  const std::filesystem::path cpuFile = cacheDirectory_ / (task.name + "-" + key + ".cpu_ms");
+  ReferenceData data;
+  if (!cacheDirectory_.empty()) {
+    std::lock_guard lock(mutex_);
+    if (std::filesystem::exists(blobFile) && (!measureCpuBaseline || std::filesystem::exists(cpuFile))) {
+      data.expectedBlob = readFile(blobFile);
+      if (measureCpuBaseline)
+        data.cpuBaselineMs = std::stod(readFile(cpuFile));
+      if (data.expectedBlob.size() == expectedBlobBytes(task, trials)) {
+        data.fromCache = true;
+        return data;
+      }
+    }
+  }
+
+  const auto began = std::chrono::steady_clock::now();
+  ReferenceLibrary reference(referenceLibrary, task);
+  std::vector<std::vector<HostBuffer>> tests;
+  for (std::size_t trial = 0; trial < trials; ++trial)
+    for (std::size_t s = 0; s < task.correctnessSizes.size(); ++s) {
+      auto arguments = generateArguments(task, task.correctnessSizes[s], testSeed(seed, trial, s), trial);
+      callEntry(reference.entry, hostRegisters(arguments));
+      std::vector<HostBuffer> outputs;
+      for (std::size_t a = 0; a < task.args.size(); ++a)
+        if (isOutput(task.args[a])) {
+          data.expectedBlob.append(reinterpret_cast<const char *>(arguments[a].buffer.bytes.data()),
+                                   arguments[a].buffer.bytes.size());
+          outputs.push_back(std::move(arguments[a].buffer));
+        }
+      tests.push_back(std::move(outputs));
+    }
+  if (const std::string output = degenerateOutput(task, tests); !output.empty())
+    throw TaskError("task '" + task.name + "': the reference output '" + output +
+                    "' holds one value in every correctness test: a task whose expected output is constant "
+                    "cannot tell a wrong candidate from a right one");
+  if (measureCpuBaseline) {
+    const auto inputs = generateArguments(task, task.benchmarkSize, benchmarkSeed(seed));
+    std::vector<double> runs;
+    for (int run = 0; run < 3; ++run) {
+      auto copy = inputs;
+      const auto registers = hostRegisters(copy);
+      const auto start = std::chrono::steady_clock::now();
+      callEntry(reference.entry, registers);
+      runs.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
+    }
+    data.cpuBaselineMs = median(runs);
+  }
+  data.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
+  if (!cacheDirectory_.empty()) {
+    std::lock_guard lock(mutex_);
+    writeFileAtomically(blobFile, data.expectedBlob);
+    if (measureCpuBaseline) {
+      std::ostringstream text;
+      text.precision(17);
+      text << data.cpuBaselineMs;
+      writeFileAtomically(cpuFile, text.str());
+    }
+  }
+  return data;
+}
+
+} // namespace cudaperf
