@@ -58,19 +58,23 @@ json::object verdictWithoutAnswer(const sandbox::Result &run, const sandbox::Lim
   return verdict("harness_error", "the harness could not be started: " + run.note);
 }
 
-std::vector<json::object> runHarness(const HarnessJob &job, const ReferenceData &reference,
-                                     const HarnessOptions &options, int repeat) {
+namespace {
+
+// One harness process over `candidates`; returns the answers it gave (a
+// prefix, in order) and how it ended.
+std::vector<json::object> runOnce(const HarnessJob &job, const ReferenceData &reference, const HarnessOptions &options,
+                                  const std::vector<std::filesystem::path> &candidates, sandbox::Result &run) {
   std::random_device entropy;
   std::vector<std::string> nonces;
   sandbox::Request request;
   request.argv = {std::filesystem::absolute(options.runner).string()};
-  for (int i = 0; i < repeat; ++i) {
+  for (const auto &candidate : candidates) {
     std::ostringstream nonce;
     nonce << std::hex << entropy() << entropy() << entropy() << entropy();
     nonces.push_back(nonce.str());
     json::object line{{"task_json", job.taskJson},
                       {"task_name", job.task->name},
-                      {"candidate", std::filesystem::weakly_canonical(job.candidate).string()},
+                      {"candidate", std::filesystem::weakly_canonical(candidate).string()},
                       {"nonce", nonces.back()},
                       {"seed", job.seed},
                       {"trials", job.effectiveTrials()},
@@ -85,40 +89,70 @@ std::vector<json::object> runHarness(const HarnessJob &job, const ReferenceData 
     request.stdinData += json::serialize(line) + "\n" + reference.expectedBlob;
   }
   sandbox::Limits limits = options.limits;
-  limits.wallSeconds *= repeat;
-  limits.cpuSeconds *= repeat;
-  const sandbox::Result run = sandbox::run(request, limits);
+  limits.wallSeconds *= static_cast<double>(candidates.size());
+  limits.cpuSeconds *= static_cast<double>(candidates.size());
+  run = sandbox::run(request, limits);
 
-  json::object sandboxInfo{{"outcome", sandbox::toString(run.outcome)},
-                           {"exit_code", run.exitCode},
-                           {"wall_seconds", run.wallSeconds},
-                           {"network_isolated", run.networkIsolated},
-                           {"processes_isolated", run.processesIsolated},
-                           {"filesystem_isolated", run.filesystemIsolated},
-                           {"note", run.note},
-                           {"stderr_tail", run.stderrText.substr(run.stderrText.size() > 2000
-                                                                     ? run.stderrText.size() - 2000
-                                                                     : 0)}};
   // An answer counts only with its request's nonce, in order.
-  std::vector<json::object> results;
+  std::vector<json::object> answers;
   std::istringstream lines(run.stdoutText);
   std::string text;
-  while (results.size() < nonces.size() && std::getline(lines, text)) {
+  while (answers.size() < nonces.size() && std::getline(lines, text)) {
     boost::system::error_code error;
     json::value answer = json::parse(text, error);
     if (error || !answer.is_object())
       continue;
     json::object &object = answer.get_object();
     const auto *nonce = object.if_contains("nonce");
-    if (!nonce || !nonce->is_string() || nonce->get_string() != nonces[results.size()])
+    if (!nonce || !nonce->is_string() || nonce->get_string() != nonces[answers.size()])
       continue;
     object.erase("nonce");
-    results.push_back(std::move(object));
+    answers.push_back(std::move(object));
   }
-  while (results.size() < nonces.size())
-    results.push_back(verdictWithoutAnswer(run, limits));
-  for (auto &result : results)
-    result["sandbox"] = sandboxInfo;
+  return answers;
+}
+
+json::object describe(const sandbox::Result &run) {
+  return {{"outcome", sandbox::toString(run.outcome)},
+          {"exit_code", run.exitCode},
+          {"wall_seconds", run.wallSeconds},
+          {"network_isolated", run.networkIsolated},
+          {"processes_isolated", run.processesIsolated},
+          {"filesystem_isolated", run.filesystemIsolated},
+          {"note", run.note},
+          {"stderr_tail", run.stderrText.substr(run.stderrText.size() > 2000 ? run.stderrText.size() - 2000 : 0)}};
+}
+
+} // namespace
+
+std::vector<json::object> runHarness(const HarnessJob &job, const ReferenceData &reference,
+                                     const HarnessOptions &options, int repeat) {
+  std::vector<std::filesystem::path> pending;
+  for (const auto &candidate : job.candidates)
+    for (int i = 0; i < repeat; ++i)
+      pending.push_back(candidate);
+  std::vector<json::object> results;
+  std::size_t next = 0;
+  while (next < pending.size()) {
+    sandbox::Result run;
+    auto answers =
+        runOnce(job, reference, options, std::vector<std::filesystem::path>(pending.begin() + next, pending.end()), run);
+    const json::object account = describe(run);
+    for (auto &answer : answers) {
+      answer["sandbox"] = account;
+      results.push_back(std::move(answer));
+    }
+    next += answers.size();
+    // A harness that exits 3 has answered for the candidate that broke its
+    // context; otherwise the first unanswered candidate ended the process.
+    const bool answeredThenExited = run.outcome == sandbox::Outcome::Exited && run.exitCode == 3 && !answers.empty();
+    if (next < pending.size() && !answeredThenExited) {
+      json::object verdict = verdictWithoutAnswer(run, options.limits);
+      verdict["sandbox"] = account;
+      results.push_back(std::move(verdict));
+      ++next;
+    }
+  }
   return results;
 }
 

@@ -3,12 +3,15 @@
 // side (cached on disk), then the harness in the sandbox, with the task's
 // folder, the reference and its cache hidden from the candidate.
 //
-//   cudaperf-evaluate --task DIR --candidate LIB --reference LIB [--baseline LIB]
-//                     [--reference-cache DIR] [--runner PATH] [--hide PATH]...
-//                     [--wall S] [--seed N] [--trials N] [--warmup N] [--runs N]
-//                     [--repeat N] [--skip-timing]
+//   cudaperf-evaluate --task DIR --reference LIB --candidate LIB [--candidate LIB]...
+//                     [--baseline LIB] [--reference-cache DIR] [--runner PATH]
+//                     [--hide PATH]... [--wall S] [--seed N] [--trials N]
+//                     [--warmup N] [--runs N] [--repeat N] [--skip-timing]
+//   cudaperf-evaluate --task DIR --reference LIB --reference-cache DIR --prepare
 //
-// Prints one JSON object per evaluation (--repeat: N in one warm harness).
+// Prints one JSON object per evaluation: every candidate (each --repeat
+// times) in one warm harness, restarted when a candidate ends it. --prepare
+// only fills the reference cache (expected outputs, CPU baseline).
 // Exit status 0 when every evaluation was answered, 1 otherwise, 2 on bad usage.
 #include "cudaperf/contracts/TaskSpec.h"
 #include "cudaperf/daemon/HarnessRun.h"
@@ -34,9 +37,10 @@ std::filesystem::path besideThisProgram(const std::string &name) {
 
 int usage(const std::string &problem) {
   std::cerr << "cudaperf-evaluate: " << problem
-            << "\nusage: cudaperf-evaluate --task DIR --candidate LIB --reference LIB [--baseline LIB]\n"
-               "         [--reference-cache DIR] [--runner PATH] [--hide PATH]... [--wall S] [--seed N]\n"
-               "         [--trials N] [--warmup N] [--runs N] [--repeat N] [--skip-timing]\n";
+            << "\nusage: cudaperf-evaluate --task DIR --reference LIB --candidate LIB [--candidate LIB]...\n"
+               "         [--baseline LIB] [--reference-cache DIR] [--runner PATH] [--hide PATH]... [--wall S]\n"
+               "         [--seed N] [--trials N] [--warmup N] [--runs N] [--repeat N] [--skip-timing]\n"
+               "       cudaperf-evaluate --task DIR --reference LIB --reference-cache DIR --prepare\n";
   return 2;
 }
 
@@ -49,6 +53,7 @@ int main(int argc, char **argv) {
   options.runner = besideThisProgram("cudaperf-run");
   std::vector<std::string> hidden;
   int repeat = 1;
+  bool prepareOnly = false;
   try {
     for (int i = 1; i < argc; ++i) {
       const std::string arg = argv[i];
@@ -60,7 +65,9 @@ int main(int argc, char **argv) {
       if (arg == "--task")
         taskDir = next();
       else if (arg == "--candidate")
-        job.candidate = next();
+        job.candidates.push_back(next());
+      else if (arg == "--prepare")
+        prepareOnly = true;
       else if (arg == "--reference")
         reference = next();
       else if (arg == "--baseline")
@@ -88,8 +95,8 @@ int main(int argc, char **argv) {
       else
         throw std::invalid_argument("unknown argument " + arg);
     }
-    if (taskDir.empty() || job.candidate.empty() || reference.empty())
-      throw std::invalid_argument("--task, --candidate and --reference are required");
+    if (taskDir.empty() || reference.empty() || (job.candidates.empty() && !prepareOnly))
+      throw std::invalid_argument("--task, --reference and at least one --candidate (or --prepare) are required");
   } catch (const std::exception &error) {
     return usage(error.what());
   }
@@ -110,6 +117,15 @@ int main(int argc, char **argv) {
 
     cudaperf::ReferenceOutputs outputs(cacheDir);
     const auto data = outputs.compute(task, job.taskJson, reference, job.seed, job.effectiveTrials(), !job.skipTiming);
+    if (prepareOnly) {
+      std::cout << json::serialize(json::object{{"task", task.name},
+                                                {"cached", data.fromCache},
+                                                {"seconds", data.seconds},
+                                                {"cpu_baseline_ms", data.cpuBaselineMs},
+                                                {"expected_bytes", data.expectedBlob.size()}})
+                << std::endl;
+      return 0;
+    }
     const auto began = std::chrono::steady_clock::now();
     auto results = cudaperf::runHarness(job, data, options, repeat);
     const double harnessSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
@@ -118,7 +134,7 @@ int main(int argc, char **argv) {
       result["reference"] = json::object{{"cached", data.fromCache},
                                          {"seconds", data.seconds},
                                          {"cpu_baseline_ms", data.cpuBaselineMs}};
-      result["harness_seconds"] = harnessSeconds / repeat;
+      result["harness_seconds"] = harnessSeconds / static_cast<double>(results.size());
       const auto &status = result.at("status");
       allAnswered &= status != "harness_error" && status != "bad_request";
       std::cout << json::serialize(result) << "\n";

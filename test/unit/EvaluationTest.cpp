@@ -137,7 +137,7 @@ json::object evaluateFixture(const std::string &candidate, std::vector<std::stri
   HarnessJob job;
   job.task = &task;
   job.taskJson = kTaskJson;
-  job.candidate = candidate;
+  job.candidates = {candidate};
   job.skipTiming = true;
   HarnessOptions options;
   options.runner = CUDAPERF_RUNNER;
@@ -156,6 +156,25 @@ TEST(HarnessRun, AnswersWithTheSandboxsAccount) {
   // No GPU here: no_gpu; with one, the harmless library computes nothing on the GPU.
   EXPECT_TRUE(statusOf(result) == "no_gpu" || statusOf(result) == "rejected") << json::serialize(result);
   EXPECT_TRUE(result.at("sandbox").as_object().contains("network_isolated"));
+}
+
+TEST(HarnessRun, AHarnessEndedByOneCandidateIsRestartedForTheNext) {
+  const TaskSpec task = parseTask(kTaskJson, "scale");
+  ReferenceOutputs outputs("");
+  const auto reference = outputs.compute(task, kTaskJson, CUDAPERF_SCALE_REFERENCE, 1, 2, false);
+  HarnessJob job;
+  job.task = &task;
+  job.taskJson = kTaskJson;
+  job.candidates = {CUDAPERF_SCALE_REFERENCE, CUDAPERF_HOSTILE_SEGFAULT, CUDAPERF_SCALE_REFERENCE};
+  job.skipTiming = true;
+  HarnessOptions options;
+  options.runner = CUDAPERF_RUNNER;
+  options.limits.wallSeconds = 4;
+  const auto results = runHarness(job, reference, options);
+  ASSERT_EQ(results.size(), 3u);
+  EXPECT_EQ(statusOf(results[1]), "runtime_error");
+  EXPECT_EQ(results[0].at("status"), results[2].at("status")); // the third is unaffected by the second
+  EXPECT_NE(statusOf(results[2]), "runtime_error");
 }
 
 TEST(HarnessRun, ExitInsideTheCandidateIsARuntimeError) {

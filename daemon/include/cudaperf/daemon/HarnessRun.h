@@ -26,7 +26,7 @@ struct HarnessOptions {
 struct HarnessJob {
   const TaskSpec *task = nullptr;
   std::string taskJson; // the task.json text the harness validates again
-  std::filesystem::path candidate;
+  std::vector<std::filesystem::path> candidates; // evaluated in order by one warm harness
   std::optional<std::filesystem::path> baseline;
   std::uint64_t seed = 1;
   int trials = 0; // 0: max(2, the task's distribution count)
@@ -37,9 +37,12 @@ struct HarnessJob {
   int effectiveTrials() const;
 };
 
-// Evaluates the job `repeat` times in one harness process (a warm worker:
-// the benchmark inputs and the GPU baseline are made once). One result per
-// evaluation, each with a "sandbox" object saying how the process ended.
+// Evaluates every candidate of the job, each `repeat` times, in a warm
+// harness process (the benchmark inputs and the GPU baseline are made once).
+// When the process ends early (a CUDA error, a crash, a timeout), the
+// evaluation it was on gets its verdict and a fresh harness takes the rest.
+// One result per evaluation, in order, each with a "sandbox" object saying
+// how its process ended; the wall-clock limit applies per evaluation.
 std::vector<boost::json::object> runHarness(const HarnessJob &job, const ReferenceData &reference,
                                             const HarnessOptions &options, int repeat = 1);
 
