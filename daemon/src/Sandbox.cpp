@@ -98,7 +98,10 @@ void closeFd(int &fd) {
 
 // Starts the program, waits for it and reports how it ended.
 [[noreturn]] void runInit(const Request &request, const Limits &limits, const std::string &workDir, const Pipe &in,
-                          const Pipe &out, const Pipe &err, int statusFd) {
+                          const Pipe &out, const Pipe &err, int statusFd, bool mountProc) {
+  // PID 1 of a new PID namespace: /proc must show this namespace's processes.
+  if (mountProc)
+    mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, nullptr);
   const pid_t program = fork();
   if (program < 0) {
     sendStatus(statusFd, 'E', errno);
@@ -121,11 +124,16 @@ void closeFd(int &fd) {
 // In a new mount namespace: hides `limits.hiddenPaths` under empty read-only
 // tmpfs and gives the program tmpfs for its directory, /tmp and /dev/shm.
 // Returns whether everything asked for is in place.
-bool isolateFilesystem(const Limits &limits, const std::string &workDir) {
-  if (limits.hiddenPaths.empty() && limits.privateTmpBytes == 0)
+// A mount namespace of its own also lets the init process mount a /proc that
+// matches its PID namespace (the CUDA driver refuses to start without one).
+bool isolateFilesystem(const Limits &limits, const std::string &workDir, bool &mountNamespace) {
+  mountNamespace = false;
+  const bool wanted = !limits.hiddenPaths.empty() || limits.privateTmpBytes > 0;
+  if (!wanted && !limits.isolateProcesses)
     return true;
   if (geteuid() != 0 || unshare(CLONE_NEWNS) != 0 || mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0)
-    return false;
+    return !wanted;
+  mountNamespace = true;
   bool ok = true;
   for (const auto &path : limits.hiddenPaths)
     if (access(path.c_str(), F_OK) == 0)
@@ -172,7 +180,8 @@ bool isolateFilesystem(const Limits &limits, const std::string &workDir) {
   }
   sendStatus(statusFd, 'N', networkOk);
   sendStatus(statusFd, 'P', pidOk);
-  sendStatus(statusFd, 'M', isolateFilesystem(limits, workDir) ? 1 : 0);
+  bool mountNamespace = false;
+  sendStatus(statusFd, 'M', isolateFilesystem(limits, workDir, mountNamespace) ? 1 : 0);
 
   const auto cpu = static_cast<rlim_t>(limits.cpuSeconds < 1 ? 1 : limits.cpuSeconds);
   setLimit(RLIMIT_CPU, cpu, cpu + 1);
@@ -190,7 +199,7 @@ bool isolateFilesystem(const Limits &limits, const std::string &workDir) {
     _exit(127);
   }
   if (init == 0)
-    runInit(request, limits, workDir, in, out, err, statusFd);
+    runInit(request, limits, workDir, in, out, err, statusFd, pidOk && mountNamespace);
   sendStatus(statusFd, 'G', init);
   close(in.read);
   close(out.write);
