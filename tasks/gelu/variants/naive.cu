@@ -1,0 +1,9 @@
+__global__ void geluNaive(const float *x, float *y, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) {
+    float v = x[i];
+    y[i] = 0.5f * v * (1.0f + tanhf(0.7978845608f * (v + 0.044715f * v * v * v)));
+  }
+}
+
+extern "C" void gelu(const float *x, float *y, int n) { geluNaive<<<(n + 255) / 256, 256>>>(x, y, n); }
