@@ -1,0 +1,17 @@
+// threadIdx.x walks rows (uncoalesced); the filter is read from global memory.
+__global__ void convTransposed(const float *img, const float *w, float *out, int h, int width) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x, j = blockIdx.y * blockDim.y + threadIdx.y;
+  if (i >= h || j >= width)
+    return;
+  float sum = 0.0f;
+  for (int a = -1; a <= 1; ++a)
+    for (int b = -1; b <= 1; ++b)
+      if (i + a >= 0 && i + a < h && j + b >= 0 && j + b < width)
+        sum += w[(a + 1) * 3 + b + 1] * img[(long)(i + a) * width + j + b];
+  out[(long)i * width + j] = sum;
+}
+
+extern "C" void conv2d_3x3(const float *img, const float *w, float *out, int h, int width) {
+  dim3 block(32, 8), grid((h + 31) / 32, (width + 7) / 8);
+  convTransposed<<<grid, block>>>(img, w, out, h, width);
+}
