@@ -152,13 +152,17 @@ ReferenceData ReferenceOutputs::compute(const TaskSpec &task, const std::string 
                     "cannot tell a wrong candidate from a right one");
   if (measureCpuBaseline) {
     const auto inputs = generateArguments(task, task.benchmarkSize, benchmarkSeed(seed));
+    // Median of 3 runs, or fewer when the reference is slow (a naive C GEMM
+    // takes seconds): the CPU baseline is a scale, not a benchmark.
     std::vector<double> runs;
-    for (int run = 0; run < 3; ++run) {
+    double spentMs = 0;
+    for (int run = 0; run < 3 && spentMs < 2000; ++run) {
       auto copy = inputs;
       const auto registers = hostRegisters(copy);
       const auto start = std::chrono::steady_clock::now();
       callEntry(reference.entry, registers);
       runs.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
+      spentMs += runs.back();
     }
     data.cpuBaselineMs = median(runs);
   }

@@ -1,0 +1,16 @@
+// Plain CUDA: one thread per row, 128-thread blocks.
+__global__ void spmvKernel(const int *row_ptr, const int *col_idx, const float *values, const float *x, float *y,
+                           int rows) {
+  int r = blockIdx.x * blockDim.x + threadIdx.x;
+  if (r >= rows)
+    return;
+  float sum = 0.0f;
+  for (int k = row_ptr[r]; k < row_ptr[r + 1]; ++k)
+    sum += values[k] * x[col_idx[k]];
+  y[r] = sum;
+}
+
+extern "C" void csr_spmv(const int *row_ptr, const int *col_idx, const float *values, const float *x, float *y, int rows,
+                         int cols) {
+  spmvKernel<<<(rows + 127) / 128, 128>>>(row_ptr, col_idx, values, x, y, rows);
+}
