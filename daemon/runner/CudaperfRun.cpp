@@ -35,6 +35,7 @@
 #include <map>
 #include <memory>
 #include <numeric>
+#include <optional>
 #include <stdexcept>
 #include <string>
 
@@ -312,8 +313,7 @@ json::object activityToJson(const KernelActivity &activity, double callMs) {
   return {{"kernels", activity.kernels},
           {"kernel_ms", activity.kernelMs},
           {"gpu_busy_ms", activity.busyMs},
-          {"call_ms", callMs},
-          {"gpu_share", callMs > 0 ? std::min(1.0, activity.busyMs / callMs) : 0.0},
+          {"call_wall_ms", callMs}, // host wall time, CUPTI's launch overhead included
           {"first_kernel", activity.firstKernel}};
 }
 
@@ -449,49 +449,70 @@ json::object evaluate(const Settings &settings) {
     const auto setup = benchmarkSetup(settings, task);
     void *flush = nullptr;
     check(cudaMalloc(&flush, kL2FlushBytes), "cudaMalloc L2 flush buffer");
-    const TimingStats stats = timeLibrary(task, candidate.entry, setup->inputs, settings.warmup, settings.runs, flush);
-    json::object timing = statsToJson(stats);
-    const double candidateMs = median(stats.deviceSyncMs);
-    if (settings.cpuBaselineMs > 0) {
-      timing["cpu_baseline_ms"] = settings.cpuBaselineMs;
-      timing["speedup_cpu"] = candidateMs > 0 ? settings.cpuBaselineMs / candidateMs : 0.0;
-    }
-    if (!settings.baseline.empty()) {
-      auto known = setup->gpuBaselines.find(settings.baseline);
-      if (known == setup->gpuBaselines.end()) {
-        Library baseline(settings.baseline, task.entry);
-        known = setup->gpuBaselines
-                    .emplace(settings.baseline,
-                             timeLibrary(task, baseline.entry, setup->inputs, settings.warmup, settings.runs, flush))
-                    .first;
-      }
-      const TimingStats &baselineStats = known->second;
-      timing["gpu_baseline"] = statsToJson(baselineStats);
-      timing["gpu_baseline_ms"] = median(baselineStats.deviceSyncMs);
-      timing["speedup_gpu"] = candidateMs > 0 ? median(baselineStats.deviceSyncMs) / candidateMs : 0.0;
-    }
-    // One untimed, traced run at the benchmark size (CUPTI costs time): the
-    // share of the call during which the candidate's kernels kept the GPU busy.
+    json::object timing;
+    // Whose work is timed: one traced, untimed run at the benchmark size
+    // (CUPTI slows launches, so it never overlaps the timed runs). The share
+    // is the GPU time its kernels were busy over the synchronised call time;
+    // a probe run rejects a CPU computation before 40 slow timed runs.
+    std::optional<double> busyMs;
+    auto gpuShare = [&](double callMs) { return callMs > 0 ? std::min(1.0, *busyMs / callMs) : 0.0; };
+    std::string notOnGpu;
     if (trace.available()) {
       Placed placed = place(setup->inputs, device);
       check(cudaDeviceSynchronize(), "synchronize before the traced run");
       trace.start();
-      const auto callStart = std::chrono::steady_clock::now();
       callEntry(candidate.entry, placed.registers);
       check(cudaDeviceSynchronize(), "traced run");
-      const double callMs =
-          std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - callStart).count();
       const KernelActivity activity = trace.stop();
-      json::object traced = activityToJson(activity, callMs);
-      const double share = callMs > 0 ? activity.busyMs / callMs : 0;
-      timing["gpu_share"] = std::min(1.0, share);
-      timing["kernel_trace"] = std::move(traced);
-      if (device && share < settings.minGpuShare) {
-        result["status"] = "rejected";
-        result["error"] = "the candidate's kernels kept the GPU busy " + std::to_string(share * 100) +
-                          "% of its call at the benchmark size (minimum " +
-                          std::to_string(settings.minGpuShare * 100) + "%): the work is not done on the GPU";
+      busyMs = activity.busyMs;
+      timing["kernel_trace"] = json::object{{"kernels", activity.kernels},
+                                            {"kernel_ms", activity.kernelMs},
+                                            {"gpu_busy_ms", activity.busyMs},
+                                            {"first_kernel", activity.firstKernel}};
+      if (activity.kernels == 0)
+        notOnGpu = "no kernel ran on the GPU during the call at the benchmark size";
+      else if (device) {
+        const TimingStats probe = timeLibrary(task, candidate.entry, setup->inputs, 0, 1, flush);
+        if (gpuShare(median(probe.deviceSyncMs)) < settings.minGpuShare)
+          notOnGpu = "the candidate's kernels kept the GPU busy " +
+                     std::to_string(100 * gpuShare(median(probe.deviceSyncMs))) + "% of its call";
       }
+    }
+    if (notOnGpu.empty()) {
+      const TimingStats stats =
+          timeLibrary(task, candidate.entry, setup->inputs, settings.warmup, settings.runs, flush);
+      for (auto &[key, value] : statsToJson(stats))
+        timing[key] = value;
+      const double candidateMs = median(stats.deviceSyncMs);
+      if (busyMs) {
+        timing["gpu_share"] = gpuShare(candidateMs);
+        if (device && gpuShare(candidateMs) < settings.minGpuShare)
+          notOnGpu = "the candidate's kernels kept the GPU busy " + std::to_string(100 * gpuShare(candidateMs)) +
+                     "% of its median call";
+      }
+      if (settings.cpuBaselineMs > 0) {
+        timing["cpu_baseline_ms"] = settings.cpuBaselineMs;
+        timing["speedup_cpu"] = candidateMs > 0 ? settings.cpuBaselineMs / candidateMs : 0.0;
+      }
+      if (!settings.baseline.empty()) {
+        auto known = setup->gpuBaselines.find(settings.baseline);
+        if (known == setup->gpuBaselines.end()) {
+          Library baseline(settings.baseline, task.entry);
+          known = setup->gpuBaselines
+                      .emplace(settings.baseline,
+                               timeLibrary(task, baseline.entry, setup->inputs, settings.warmup, settings.runs, flush))
+                      .first;
+        }
+        const TimingStats &baselineStats = known->second;
+        timing["gpu_baseline"] = statsToJson(baselineStats);
+        timing["gpu_baseline_ms"] = median(baselineStats.deviceSyncMs);
+        timing["speedup_gpu"] = candidateMs > 0 ? median(baselineStats.deviceSyncMs) / candidateMs : 0.0;
+      }
+    }
+    if (!notOnGpu.empty()) {
+      result["status"] = "rejected";
+      result["error"] = notOnGpu + " (minimum " + std::to_string(100 * settings.minGpuShare) +
+                        "%): the work must be done by the candidate's own kernels";
     }
     cudaFree(flush);
     timing["seconds"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - timingStart).count();
