@@ -220,7 +220,7 @@ struct Settings {
   std::uint64_t seed = 1;
   int trials = 3, warmup = 10, runs = 30;
   bool skipTiming = false;
-  std::string expected;     // expected outputs of every test (see ReferenceOutputs)
+  std::string expected;      // expected outputs of every test (see ReferenceOutputs)
   double cpuBaselineMs = -1; // measured by the trusted side; -1: none
   double minGpuShare = 0.05; // device mode: kernels must keep the GPU busy this share of the call
 };

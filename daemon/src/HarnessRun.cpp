@@ -16,9 +16,9 @@ sandbox::Limits HarnessOptions::defaultLimits() {
   limits.wallSeconds = 120; // correctness, 40 timed runs, the GPU baseline's
   limits.cpuSeconds = 120;
   limits.fileSizeBytes = 64ull << 20;
-  limits.openFiles = 1024;         // the CUDA driver opens many device files
-  limits.processes = 4096;         // per user (nobody), across parallel runs; the PID namespace bounds each
-  limits.outputBytes = 1 << 20;    // stdout (answers) and stderr (the candidate's prints) each
+  limits.openFiles = 1024;      // the CUDA driver opens many device files
+  limits.processes = 4096;      // per user (nobody), across parallel runs; the PID namespace bounds each
+  limits.outputBytes = 1 << 20; // stdout (answers) and stderr (the candidate's prints) each
   limits.privateTmpBytes = 64ull << 20;
   return limits;
 }
@@ -38,8 +38,8 @@ json::object verdictWithoutAnswer(const sandbox::Result &run, const sandbox::Lim
   case Outcome::WallTimeout:
     return verdict("timeout", "did not finish within the wall-clock limit of " + seconds.str() + " s");
   case Outcome::CpuLimit:
-    return verdict("timeout", "used more than " + std::to_string(static_cast<int>(limits.cpuSeconds)) +
-                                  " s of CPU time");
+    return verdict("timeout",
+                   "used more than " + std::to_string(static_cast<int>(limits.cpuSeconds)) + " s of CPU time");
   case Outcome::Signaled:
     return verdict("runtime_error", std::string("the process was killed by signal ") + std::to_string(run.signal) +
                                         " (" + strsignal(run.signal) + ")");
@@ -47,8 +47,8 @@ json::object verdictWithoutAnswer(const sandbox::Result &run, const sandbox::Lim
     return verdict("runtime_error", "wrote more than " + std::to_string(limits.outputBytes) +
                                         " bytes to stdout or stderr (the run was stopped)");
   case Outcome::FileSizeLimit:
-    return verdict("runtime_error", "wrote a file past the limit of " + std::to_string(limits.fileSizeBytes) +
-                                        " bytes");
+    return verdict("runtime_error",
+                   "wrote a file past the limit of " + std::to_string(limits.fileSizeBytes) + " bytes");
   case Outcome::Exited:
     return verdict("runtime_error", "the process exited with status " + std::to_string(run.exitCode) +
                                         " before the harness answered (exit() or a crash inside the candidate)");
@@ -135,8 +135,8 @@ std::vector<json::object> runHarness(const HarnessJob &job, const ReferenceData 
   std::size_t next = 0;
   while (next < pending.size()) {
     sandbox::Result run;
-    auto answers =
-        runOnce(job, reference, options, std::vector<std::filesystem::path>(pending.begin() + next, pending.end()), run);
+    auto answers = runOnce(job, reference, options,
+                           std::vector<std::filesystem::path>(pending.begin() + next, pending.end()), run);
     const json::object account = describe(run);
     for (auto &answer : answers) {
       answer["sandbox"] = account;

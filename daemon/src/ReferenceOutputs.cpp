@@ -112,8 +112,8 @@ std::string degenerateOutput(const TaskSpec &task, const std::vector<std::vector
 ReferenceData ReferenceOutputs::compute(const TaskSpec &task, const std::string &taskJson,
                                         const std::filesystem::path &referenceLibrary, std::uint64_t seed,
                                         std::size_t trials, bool measureCpuBaseline) {
-  const std::string key = contentKey({kFormat, taskJson, readFile(referenceLibrary), std::to_string(seed),
-                                      std::to_string(trials)});
+  const std::string key =
+      contentKey({kFormat, taskJson, readFile(referenceLibrary), std::to_string(seed), std::to_string(trials)});
   const std::filesystem::path blobFile = cacheDirectory_ / (task.name + "-" + key + ".expected");
   const std::filesystem::path cpuFile = cacheDirectory_ / (task.name + "-" + key + ".cpu_ms");
   ReferenceData data;

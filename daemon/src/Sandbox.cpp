@@ -137,7 +137,8 @@ bool isolateFilesystem(const Limits &limits, const std::string &workDir, bool &m
   bool ok = true;
   for (const auto &path : limits.hiddenPaths)
     if (access(path.c_str(), F_OK) == 0)
-      ok &= mount("tmpfs", path.c_str(), "tmpfs", MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC, "size=4k,mode=000") == 0;
+      ok &=
+          mount("tmpfs", path.c_str(), "tmpfs", MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC, "size=4k,mode=000") == 0;
   if (limits.privateTmpBytes > 0) {
     const std::string size = "size=" + std::to_string(limits.privateTmpBytes);
     const std::string shared = size + ",mode=1777";
@@ -147,9 +148,9 @@ bool isolateFilesystem(const Limits &limits, const std::string &workDir, bool &m
     // The working directory was under the old /tmp (or elsewhere): a tmpfs of its own.
     std::error_code error;
     std::filesystem::create_directories(workDir, error);
-    const std::string owned = size + ",mode=0700" +
-                              (limits.dropPrivileges ? ",uid=" + std::to_string(kNobody) + ",gid=" + std::to_string(kNobody)
-                                                     : std::string());
+    const std::string owned =
+        size + ",mode=0700" +
+        (limits.dropPrivileges ? ",uid=" + std::to_string(kNobody) + ",gid=" + std::to_string(kNobody) : std::string());
     ok &= mount("tmpfs", workDir.c_str(), "tmpfs", MS_NOSUID | MS_NODEV, owned.c_str()) == 0;
   }
   return ok;
@@ -406,7 +407,8 @@ Result run(const Request &request, const Limits &limits) {
   if (!result.processesIsolated && limits.isolateProcesses)
     result.note += "no PID namespace: leftover processes are killed by process group only; ";
   if (!result.filesystemIsolated && (!limits.hiddenPaths.empty() || limits.privateTmpBytes > 0))
-    result.note += "no mount namespace (needs root): hidden paths stay readable and the temporary directory is on disk; ";
+    result.note +=
+        "no mount namespace (needs root): hidden paths stay readable and the temporary directory is on disk; ";
 
   if (startFailed) {
     result.outcome = Outcome::StartFailed;

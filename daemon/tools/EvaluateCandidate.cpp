@@ -131,9 +131,8 @@ int main(int argc, char **argv) {
     const double harnessSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
     bool allAnswered = true;
     for (auto &result : results) {
-      result["reference"] = json::object{{"cached", data.fromCache},
-                                         {"seconds", data.seconds},
-                                         {"cpu_baseline_ms", data.cpuBaselineMs}};
+      result["reference"] =
+          json::object{{"cached", data.fromCache}, {"seconds", data.seconds}, {"cpu_baseline_ms", data.cpuBaselineMs}};
       result["harness_seconds"] = harnessSeconds / static_cast<double>(results.size());
       const auto &status = result.at("status");
       allAnswered &= status != "harness_error" && status != "bad_request";

@@ -30,8 +30,8 @@ const std::string kTaskJson = R"json({
 })json";
 
 std::filesystem::path scratch(const std::string &name) {
-  const auto path = std::filesystem::temp_directory_path() / ("cudaperf-evaluation-test-" + name + "-" +
-                                                              std::to_string(getpid()));
+  const auto path =
+      std::filesystem::temp_directory_path() / ("cudaperf-evaluation-test-" + name + "-" + std::to_string(getpid()));
   std::filesystem::remove_all(path);
   std::filesystem::create_directories(path);
   return path;

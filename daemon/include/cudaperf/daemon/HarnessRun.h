@@ -25,7 +25,7 @@ struct HarnessOptions {
 
 struct HarnessJob {
   const TaskSpec *task = nullptr;
-  std::string taskJson; // the task.json text the harness validates again
+  std::string taskJson;                          // the task.json text the harness validates again
   std::vector<std::filesystem::path> candidates; // evaluated in order by one warm harness
   std::optional<std::filesystem::path> baseline;
   std::uint64_t seed = 1;

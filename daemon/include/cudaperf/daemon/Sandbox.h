@@ -61,7 +61,7 @@ struct Result {
   bool networkIsolated = false;
   bool processesIsolated = false;
   bool filesystemIsolated = false; // hiddenPaths hidden and private tmpfs mounted, as asked
-  std::string note; // isolation fallbacks, start errors
+  std::string note;                // isolation fallbacks, start errors
   bool succeeded() const { return outcome == Outcome::Exited && exitCode == 0; }
 };
 
