@@ -7,7 +7,8 @@ packages=(
   build-essential cmake ninja-build python3
   clang-19 libclang-19-dev llvm-19-dev llvm-19-tools libclang-rt-19-dev
   libboost1.81-dev libboost-json1.81-dev
-  libgtest-dev libbenchmark-dev
+  libspdlog-dev libsqlite3-dev
+  libgtest-dev libbenchmark-dev wrk
 )
 
 missing=()

@@ -68,6 +68,7 @@ std::vector<json::object> runOnce(const HarnessJob &job, const ReferenceData &re
   std::vector<std::string> nonces;
   sandbox::Request request;
   request.argv = {std::filesystem::absolute(options.runner).string()};
+  request.environment = options.environment;
   for (const auto &candidate : candidates) {
     std::ostringstream nonce;
     nonce << std::hex << entropy() << entropy() << entropy() << entropy();
@@ -89,6 +90,12 @@ std::vector<json::object> runOnce(const HarnessJob &job, const ReferenceData &re
     request.stdinData += json::serialize(line) + "\n" + reference.expectedBlob;
   }
   sandbox::Limits limits = options.limits;
+  // The harness and the libraries it loads stay visible under a private /tmp.
+  limits.visiblePaths.push_back(std::filesystem::weakly_canonical(options.runner).parent_path().string());
+  for (const auto &candidate : candidates)
+    limits.visiblePaths.push_back(std::filesystem::weakly_canonical(candidate).parent_path().string());
+  if (job.baseline)
+    limits.visiblePaths.push_back(std::filesystem::weakly_canonical(*job.baseline).parent_path().string());
   limits.wallSeconds *= static_cast<double>(candidates.size());
   limits.cpuSeconds *= static_cast<double>(candidates.size());
   run = sandbox::run(request, limits);

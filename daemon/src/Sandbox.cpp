@@ -142,9 +142,33 @@ bool isolateFilesystem(const Limits &limits, const std::string &workDir, bool &m
   if (limits.privateTmpBytes > 0) {
     const std::string size = "size=" + std::to_string(limits.privateTmpBytes);
     const std::string shared = size + ",mode=1777";
-    for (const char *path : {"/tmp", "/dev/shm"})
-      if (access(path, F_OK) == 0)
-        ok &= mount("tmpfs", path, "tmpfs", MS_NOSUID | MS_NODEV, shared.c_str()) == 0;
+    for (const std::string place : {"/tmp", "/dev/shm"}) {
+      const int old = open(place.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC);
+      if (old < 0)
+        continue;
+      ok &= mount("tmpfs", place.c_str(), "tmpfs", MS_NOSUID | MS_NODEV, shared.c_str()) == 0;
+      // What the program needs from the old place, bound back read-only.
+      for (const auto &path : limits.visiblePaths) {
+        if (path.rfind(place + "/", 0) != 0)
+          continue;
+        const std::string relative = path.substr(place.size() + 1);
+        const std::string source = "/proc/self/fd/" + std::to_string(old) + "/" + relative;
+        struct stat info {};
+        if (stat(source.c_str(), &info) != 0)
+          continue;
+        std::error_code error;
+        if (S_ISDIR(info.st_mode)) {
+          std::filesystem::create_directories(path, error);
+        } else {
+          std::filesystem::create_directories(std::filesystem::path(path).parent_path(), error);
+          close(open(path.c_str(), O_CREAT | O_WRONLY | O_CLOEXEC, 0644));
+        }
+        ok &= mount(source.c_str(), path.c_str(), nullptr, MS_BIND | MS_REC, nullptr) == 0 &&
+              mount(nullptr, path.c_str(), nullptr, MS_BIND | MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV,
+                    nullptr) == 0;
+      }
+      close(old);
+    }
     // The working directory was under the old /tmp (or elsewhere): a tmpfs of its own.
     std::error_code error;
     std::filesystem::create_directories(workDir, error);

@@ -177,6 +177,28 @@ TEST(HarnessRun, AHarnessEndedByOneCandidateIsRestartedForTheNext) {
   EXPECT_NE(statusOf(results[2]), "runtime_error");
 }
 
+TEST(HarnessRun, AHarnessUnderTmpStaysVisibleBehindThePrivateTmp) {
+  // Builds and caches often live under /tmp, which the sandbox replaces.
+  const auto folder = scratch("under-tmp");
+  std::filesystem::copy_file(CUDAPERF_RUNNER, folder / "cudaperf-run");
+  std::filesystem::copy_file(CUDAPERF_SCALE_REFERENCE, folder / "candidate.so");
+  std::filesystem::permissions(folder, std::filesystem::perms(0755));
+  const TaskSpec task = parseTask(kTaskJson, "scale");
+  ReferenceOutputs outputs("");
+  const auto reference = outputs.compute(task, kTaskJson, CUDAPERF_SCALE_REFERENCE, 1, 2, false);
+  HarnessJob job;
+  job.task = &task;
+  job.taskJson = kTaskJson;
+  job.candidates = {folder / "candidate.so"};
+  job.skipTiming = true;
+  HarnessOptions options;
+  options.runner = folder / "cudaperf-run";
+  options.limits.wallSeconds = 4;
+  const auto result = runHarness(job, reference, options).front();
+  std::filesystem::remove_all(folder);
+  EXPECT_TRUE(statusOf(result) == "no_gpu" || statusOf(result) == "rejected") << json::serialize(result);
+}
+
 TEST(HarnessRun, ExitInsideTheCandidateIsARuntimeError) {
   const auto result = evaluateFixture(CUDAPERF_HOSTILE_EXIT);
   EXPECT_EQ(statusOf(result), "runtime_error") << json::serialize(result);

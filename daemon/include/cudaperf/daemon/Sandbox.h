@@ -29,6 +29,9 @@ struct Limits {
   // As root: the working directory, /tmp and /dev/shm become tmpfs of this
   // size each, so filling them costs the run's memory cap and never the disk (0: off).
   std::uint64_t privateTmpBytes = 0;
+  // Files or folders under /tmp or /dev/shm the program needs (its binary, the
+  // libraries it loads): bound read-only into the private tmpfs.
+  std::vector<std::string> visiblePaths;
 };
 
 struct Request {
