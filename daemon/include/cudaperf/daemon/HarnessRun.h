@@ -20,6 +20,7 @@ namespace cudaperf {
 struct HarnessOptions {
   std::filesystem::path runner; // cudaperf-run
   sandbox::Limits limits = defaultLimits();
+  std::vector<std::pair<std::string, std::string>> environment; // e.g. CUDA_VISIBLE_DEVICES
   static sandbox::Limits defaultLimits();
 };
 
