@@ -117,7 +117,10 @@ TranslationUnitReport analyzeTranslationUnit(ASTContext &ast, const AnalysisOpti
   TranslationUnitFacts facts;
   facts.skippedIncludes = std::move(skippedIncludes);
   FunctionCollector collector(ast.getSourceManager());
-  collector.TraverseDecl(ast.getTranslationUnitDecl());
+  // The declarations of this file only: with precompiled CUDA headers,
+  // walking every declaration would deserialise the whole header set.
+  for (Decl *declaration : ast.getTranslationUnitDecl()->noload_decls())
+    collector.TraverseDecl(declaration);
 
   for (const FunctionDecl *kernel : collector.kernels) {
     KernelFacts kernelFacts;

@@ -7,8 +7,10 @@
 #include <clang/Basic/DiagnosticOptions.h>
 #include <clang/Basic/FileManager.h>
 #include <clang/Basic/Stack.h>
+#include <clang/Frontend/FrontendActions.h>
 #include <clang/Frontend/TextDiagnosticPrinter.h>
 #include <clang/Tooling/Tooling.h>
+#include <llvm/Support/FileSystem.h>
 #include <llvm/Support/MemoryBuffer.h>
 #include <llvm/Support/VirtualFileSystem.h>
 #include <llvm/Support/thread.h>
@@ -21,6 +23,40 @@ namespace cudaperf {
 
 namespace {
 constexpr unsigned kParserStackBytes = 64u << 20;
+
+// CUDA 13 no longer ships texture_fetch_functions.h, which Clang 19's
+// runtime wrapper includes: an empty in-memory one, for the precompiled
+// header and the analyses that use it alike (they must see the same paths).
+constexpr const char *kCompatDirectory = "/cudaperf-compat";
+// The (empty) main file of the precompiled header: a PCH names its input,
+// so every analysis that uses it must see that file too.
+constexpr const char *kPreambleSource = "/cudaperf-input/preamble.cu";
+
+llvm::IntrusiveRefCntPtr<clang::FileManager>
+inMemoryFiles(const std::vector<std::pair<std::string, std::string>> &files) {
+  auto overlay = llvm::makeIntrusiveRefCnt<llvm::vfs::OverlayFileSystem>(llvm::vfs::getRealFileSystem());
+  auto memory = llvm::makeIntrusiveRefCnt<llvm::vfs::InMemoryFileSystem>();
+  overlay->pushOverlay(memory);
+  memory->addFile(std::string(kCompatDirectory) + "/texture_fetch_functions.h", 0,
+                  llvm::MemoryBuffer::getMemBufferCopy("", "texture_fetch_functions.h"));
+  memory->addFile(kPreambleSource, 0, llvm::MemoryBuffer::getMemBufferCopy("", kPreambleSource));
+  for (const auto &[path, contents] : files)
+    memory->addFile(path, 0, llvm::MemoryBuffer::getMemBufferCopy(contents, path));
+  return llvm::makeIntrusiveRefCnt<clang::FileManager>(clang::FileSystemOptions(), overlay);
+}
+
+// Runs a Clang invocation on a thread with a large stack (Sema recurses
+// deeply on some broken inputs; as the clang driver does, note where the
+// stack starts so Sema moves to fresh stacks when it runs low).
+bool runOnLargeStack(clang::tooling::ToolInvocation &invocation) {
+  bool ran = false;
+  llvm::thread parser(std::optional<unsigned>(kParserStackBytes), [&] {
+    clang::noteBottomOfStack();
+    ran = invocation.run();
+  });
+  parser.join();
+  return ran;
+}
 } // namespace
 
 std::vector<std::string> analysisCompilerArgs(const AnalysisOptions &options,
@@ -45,6 +81,11 @@ std::vector<std::string> analysisCompilerArgs(const AnalysisOptions &options,
   // "did you mean" suggestions, and broken code parses faster without them.
   args.push_back("-fno-spell-checking");
   args.push_back("-ferror-limit=0");
+  if (!options.precompiledHeader.empty()) {
+    args.push_back(std::string("-I") + kCompatDirectory);
+    args.push_back("-include-pch");
+    args.push_back(options.precompiledHeader);
+  }
   args.insert(args.end(), userArgs.begin(), userArgs.end());
   return args;
 }
@@ -52,16 +93,12 @@ std::vector<std::string> analysisCompilerArgs(const AnalysisOptions &options,
 SourceAnalysis analyzeSource(std::string_view source, std::string_view fileName, const AnalysisOptions &options,
                              const std::vector<std::string> &compilerArgs,
                              const std::vector<std::pair<std::string, std::string>> &extraFiles) {
-  auto overlay = llvm::makeIntrusiveRefCnt<llvm::vfs::OverlayFileSystem>(llvm::vfs::getRealFileSystem());
-  auto memory = llvm::makeIntrusiveRefCnt<llvm::vfs::InMemoryFileSystem>();
-  overlay->pushOverlay(memory);
   std::string path(fileName);
   if (path.empty() || path.front() != '/')
     path = "/cudaperf-input/" + (path.empty() ? std::string("kernel.cu") : path);
-  memory->addFile(path, 0, llvm::MemoryBuffer::getMemBufferCopy(llvm::StringRef(source.data(), source.size()), path));
-  for (const auto &[extraPath, contents] : extraFiles)
-    memory->addFile(extraPath, 0, llvm::MemoryBuffer::getMemBufferCopy(contents, extraPath));
-  auto files = llvm::makeIntrusiveRefCnt<clang::FileManager>(clang::FileSystemOptions(), overlay);
+  std::vector<std::pair<std::string, std::string>> files = extraFiles;
+  files.emplace_back(path, std::string(source));
+  auto fileManager = inMemoryFiles(files);
 
   std::vector<std::string> commandLine = {"clang++", "-fsyntax-only"};
   for (std::string &arg : analysisCompilerArgs(options, compilerArgs))
@@ -71,25 +108,40 @@ SourceAnalysis analyzeSource(std::string_view source, std::string_view fileName,
   SourceAnalysis result;
   auto action = std::make_unique<analysis::FeatureAction>(
       options, [&result](TranslationUnitReport &&report) { result.reports.push_back(std::move(report)); });
-  clang::tooling::ToolInvocation invocation(commandLine, std::move(action), files.get());
+  clang::tooling::ToolInvocation invocation(commandLine, std::move(action), fileManager.get());
   std::string diagnosticText;
   llvm::raw_string_ostream diagnosticStream(diagnosticText);
   auto diagnosticOptions = llvm::makeIntrusiveRefCnt<clang::DiagnosticOptions>();
   clang::TextDiagnosticPrinter printer(diagnosticStream, diagnosticOptions.get());
   invocation.setDiagnosticConsumer(&printer);
-  // Clang's Sema recurses deeply on some broken inputs. As the clang driver
-  // does, parse on a thread with a large stack and note where it starts, so
-  // Sema moves to fresh stacks when it runs low (-Wstack-exhausted).
-  bool ran = false;
-  llvm::thread parser(std::optional<unsigned>(kParserStackBytes), [&] {
-    clang::noteBottomOfStack();
-    ran = invocation.run();
-  });
-  parser.join();
+  const bool ran = runOnLargeStack(invocation);
   diagnosticStream.flush();
   result.parsed = ran || !result.reports.empty();
   result.compilerDiagnostics = std::move(diagnosticText);
   return result;
+}
+
+std::string buildAnalysisPreamble(const AnalysisOptions &options, const std::string &file) {
+  AnalysisOptions plain = options;
+  plain.precompiledHeader.clear();
+  const std::string source = kPreambleSource;
+  std::vector<std::string> commandLine = {"clang++", "-c"};
+  for (std::string &arg : analysisCompilerArgs(plain, {}))
+    commandLine.push_back(std::move(arg));
+  commandLine.insert(commandLine.end(), {std::string("-I") + kCompatDirectory, "-o", file, source});
+  auto fileManager = inMemoryFiles({});
+  clang::tooling::ToolInvocation invocation(commandLine, std::make_unique<clang::GeneratePCHAction>(),
+                                            fileManager.get());
+  std::string diagnosticText;
+  llvm::raw_string_ostream diagnosticStream(diagnosticText);
+  auto diagnosticOptions = llvm::makeIntrusiveRefCnt<clang::DiagnosticOptions>();
+  clang::TextDiagnosticPrinter printer(diagnosticStream, diagnosticOptions.get());
+  invocation.setDiagnosticConsumer(&printer);
+  const bool ran = runOnLargeStack(invocation);
+  diagnosticStream.flush();
+  if (!ran || !llvm::sys::fs::exists(file))
+    return diagnosticText.empty() ? "the precompiled header was not written" : diagnosticText;
+  return "";
 }
 
 } // namespace cudaperf

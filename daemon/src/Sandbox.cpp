@@ -164,8 +164,8 @@ bool isolateFilesystem(const Limits &limits, const std::string &workDir, bool &m
           close(open(path.c_str(), O_CREAT | O_WRONLY | O_CLOEXEC, 0644));
         }
         ok &= mount(source.c_str(), path.c_str(), nullptr, MS_BIND | MS_REC, nullptr) == 0 &&
-              mount(nullptr, path.c_str(), nullptr, MS_BIND | MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV,
-                    nullptr) == 0;
+              mount(nullptr, path.c_str(), nullptr, MS_BIND | MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV, nullptr) ==
+                  0;
       }
       close(old);
     }

@@ -15,6 +15,9 @@ struct AnalysisOptions {
   bool emitWarnings = false;       // Clang warnings at the offending source locations
   bool skipMissingIncludes = true; // e.g. torch/extension.h: skip it, keep parsing the kernels
   bool printTiming = false;        // "cudaperf: analysis of FILE took X ms" on stderr (benchmarks)
+  // A precompiled header of the CUDA runtime wrapper (buildAnalysisPreamble)
+  // for in-memory analyses: the headers are parsed once, not per request.
+  std::string precompiledHeader;
 };
 
 struct SourceAnalysis {
@@ -33,5 +36,11 @@ std::vector<std::string> analysisCompilerArgs(const AnalysisOptions &options, co
 SourceAnalysis analyzeSource(std::string_view source, std::string_view fileName, const AnalysisOptions &options,
                              const std::vector<std::string> &compilerArgs,
                              const std::vector<std::pair<std::string, std::string>> &extraFiles = {});
+
+// Writes the precompiled header of everything Clang includes implicitly in
+// CUDA mode (the runtime wrapper, the CUDA headers) for `options`; an
+// analyzeSource with options.precompiledHeader set to `file` then skips that
+// parse. Returns an empty string on success, else Clang's diagnostics.
+std::string buildAnalysisPreamble(const AnalysisOptions &options, const std::string &file);
 
 } // namespace cudaperf

@@ -1,0 +1,154 @@
+#include "cudaperf/contracts/Ranker.h"
+
+#include <boost/json.hpp>
+
+#include <cmath>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+
+namespace cudaperf {
+
+namespace json = boost::json;
+
+namespace {
+
+[[noreturn]] void fail(const std::string &field, const std::string &why) {
+  throw std::invalid_argument("ranker: field " + field + ": " + why);
+}
+
+double finite(const json::value &value, const std::string &field) {
+  if (!value.is_number())
+    fail(field, "expected a number");
+  const double number = value.to_number<double>();
+  if (!std::isfinite(number))
+    fail(field, "not finite");
+  return number;
+}
+
+std::vector<double> numbers(const json::value &value, const std::string &field) {
+  if (!value.is_array())
+    fail(field, "expected an array");
+  std::vector<double> out;
+  for (std::size_t i = 0; i < value.get_array().size(); ++i)
+    out.push_back(finite(value.get_array()[i], field + "[" + std::to_string(i) + "]"));
+  return out;
+}
+
+const json::value &member(const json::object &object, const char *key, const std::string &field) {
+  const auto *value = object.if_contains(key);
+  if (!value)
+    fail(field.empty() ? key : field + "." + key, "missing");
+  return *value;
+}
+
+} // namespace
+
+RankerModel rankerFromJson(const json::value &document) {
+  if (!document.is_object())
+    fail("(top level)", "expected an object");
+  const json::object &root = document.get_object();
+  RankerModel model;
+  const json::value &names = member(root, "features", "");
+  if (!names.is_array() || names.get_array().size() != kFeatureCount)
+    fail("features", "expected the " + std::to_string(kFeatureCount) + " feature names");
+  for (std::size_t i = 0; i < kFeatureCount; ++i)
+    if (!names.get_array()[i].is_string() || names.get_array()[i].get_string() != kFeatureNames[i])
+      fail("features[" + std::to_string(i) + "]", "expected '" + std::string(kFeatureNames[i]) + "'");
+  const auto mean = numbers(member(root, "mu", ""), "mu");
+  const auto stddev = numbers(member(root, "sigma", ""), "sigma");
+  if (mean.size() != kFeatureCount || stddev.size() != kFeatureCount)
+    fail("mu/sigma", "expected 11 values each");
+  for (std::size_t i = 0; i < kFeatureCount; ++i) {
+    if (!(stddev[i] > 0))
+      fail("sigma[" + std::to_string(i) + "]", "must be positive");
+    model.mean[i] = mean[i];
+    model.stddev[i] = stddev[i];
+  }
+  if (const auto *activation = root.if_contains("activation")) {
+    if (!activation->is_string() || (activation->get_string() != "relu" && activation->get_string() != "tanh"))
+      fail("activation", "expected relu or tanh");
+    model.activation = std::string(activation->get_string());
+  }
+  const json::value &layers = member(root, "layers", "");
+  if (!layers.is_array() || layers.get_array().empty())
+    fail("layers", "expected a non-empty array");
+  std::size_t inputs = kFeatureCount;
+  for (std::size_t l = 0; l < layers.get_array().size(); ++l) {
+    const std::string field = "layers[" + std::to_string(l) + "]";
+    if (!layers.get_array()[l].is_object())
+      fail(field, "expected an object");
+    const json::object &layer = layers.get_array()[l].get_object();
+    DenseLayer dense;
+    dense.bias = numbers(member(layer, "bias", field), field + ".bias");
+    const json::value &weights = member(layer, "weights", field);
+    if (!weights.is_array() || weights.get_array().size() != dense.bias.size())
+      fail(field + ".weights", "expected one row per output (" + std::to_string(dense.bias.size()) + ")");
+    for (std::size_t o = 0; o < dense.bias.size(); ++o) {
+      dense.weights.push_back(numbers(weights.get_array()[o], field + ".weights[" + std::to_string(o) + "]"));
+      if (dense.weights.back().size() != inputs)
+        fail(field + ".weights[" + std::to_string(o) + "]", "expected " + std::to_string(inputs) + " inputs");
+    }
+    inputs = dense.bias.size();
+    model.layers.push_back(std::move(dense));
+  }
+  if (inputs != 1)
+    fail("layers", "the last layer must have one output");
+  if (const auto *hash = root.if_contains("data_hash"); hash && hash->is_string())
+    model.dataHash = std::string(hash->get_string());
+  if (const auto *metrics = root.if_contains("metrics"))
+    model.metrics = *metrics;
+  return model;
+}
+
+RankerModel loadRanker(const std::filesystem::path &file) {
+  std::ifstream stream(file);
+  if (!stream)
+    throw std::invalid_argument("ranker: cannot read " + file.string());
+  std::stringstream text;
+  text << stream.rdbuf();
+  boost::system::error_code error;
+  const json::value document = json::parse(text.str(), error);
+  if (error)
+    throw std::invalid_argument("ranker: " + file.string() + ": invalid JSON: " + error.message());
+  return rankerFromJson(document);
+}
+
+json::value rankerToJson(const RankerModel &model) {
+  json::array names, mean, stddev, layers;
+  for (std::size_t i = 0; i < kFeatureCount; ++i) {
+    names.push_back(json::value(std::string(kFeatureNames[i])));
+    mean.push_back(model.mean[i]);
+    stddev.push_back(model.stddev[i]);
+  }
+  for (const auto &layer : model.layers) {
+    json::array weights;
+    for (const auto &row : layer.weights)
+      weights.push_back(json::value_from(row));
+    layers.push_back(json::object{{"weights", weights}, {"bias", json::value_from(layer.bias)}});
+  }
+  return json::object{{"features", names},       {"mu", mean},
+                      {"sigma", stddev},         {"activation", model.activation},
+                      {"layers", layers},        {"data_hash", model.dataHash},
+                      {"metrics", model.metrics}};
+}
+
+double rankerScore(const RankerModel &model, const FeatureVector &features) {
+  std::vector<double> activations(kFeatureCount);
+  for (std::size_t i = 0; i < kFeatureCount; ++i)
+    activations[i] = (features[i] - model.mean[i]) / model.stddev[i];
+  for (std::size_t l = 0; l < model.layers.size(); ++l) {
+    const DenseLayer &layer = model.layers[l];
+    std::vector<double> next(layer.bias);
+    for (std::size_t o = 0; o < next.size(); ++o)
+      for (std::size_t i = 0; i < activations.size(); ++i)
+        next[o] += layer.weights[o][i] * activations[i];
+    if (l + 1 < model.layers.size())
+      for (double &value : next)
+        value = model.activation == "tanh" ? std::tanh(value) : std::max(0.0, value);
+    activations = std::move(next);
+  }
+  return activations.front();
+}
+
+} // namespace cudaperf

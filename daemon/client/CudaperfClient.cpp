@@ -1,0 +1,108 @@
+// cudaperf: command-line client of cudaperfd.
+//
+//   cudaperf [--url http://127.0.0.1:8742] analyze FILE.cu [--arch sm_90]
+//   cudaperf [--url ...] eval --task NAME FILE.cu [--turn N]
+//   cudaperf [--url ...] tasks | health
+//
+// Prints the daemon's JSON answer; exit status 0 on HTTP 200, 1 otherwise, 2 on bad usage.
+#include <boost/asio/connect.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/beast/core.hpp>
+#include <boost/beast/http.hpp>
+#include <boost/json.hpp>
+
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+namespace beast = boost::beast;
+namespace http = beast::http;
+namespace net = boost::asio;
+namespace json = boost::json;
+
+namespace {
+
+int usage() {
+  std::cerr << "usage: cudaperf [--url http://HOST:PORT] analyze FILE.cu [--arch sm_90]\n"
+               "       cudaperf [--url http://HOST:PORT] eval --task NAME FILE.cu [--turn N]\n"
+               "       cudaperf [--url http://HOST:PORT] tasks | health\n";
+  return 2;
+}
+
+std::string readFile(const std::string &path) {
+  std::ifstream stream(path);
+  if (!stream)
+    throw std::runtime_error("cannot read " + path);
+  std::stringstream text;
+  text << stream.rdbuf();
+  return text.str();
+}
+
+int request(const std::string &url, http::verb method, const std::string &target, const std::string &body) {
+  std::string rest = url.rfind("http://", 0) == 0 ? url.substr(7) : url;
+  if (!rest.empty() && rest.back() == '/')
+    rest.pop_back();
+  const auto colon = rest.rfind(':');
+  const std::string host = colon == std::string::npos ? rest : rest.substr(0, colon);
+  const std::string port = colon == std::string::npos ? "80" : rest.substr(colon + 1);
+  net::io_context io;
+  beast::tcp_stream stream(io);
+  stream.connect(net::ip::tcp::resolver(io).resolve(host, port));
+  http::request<http::string_body> message{method, target, 11};
+  message.set(http::field::host, host);
+  message.set(http::field::content_type, "application/json");
+  message.body() = body;
+  message.prepare_payload();
+  http::write(stream, message);
+  beast::flat_buffer buffer;
+  http::response<http::string_body> response;
+  http::read(stream, buffer, response);
+  beast::error_code ignored;
+  stream.socket().shutdown(net::ip::tcp::socket::shutdown_both, ignored);
+  std::cout << response.body() << std::endl;
+  return response.result() == http::status::ok ? 0 : 1;
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  std::vector<std::string> args(argv + 1, argv + argc);
+  std::string url = "http://127.0.0.1:8742";
+  if (args.size() >= 2 && args[0] == "--url") {
+    url = args[1];
+    args.erase(args.begin(), args.begin() + 2);
+  }
+  if (args.empty())
+    return usage();
+  try {
+    const std::string command = args[0];
+    if (command == "tasks" || command == "health")
+      return request(url, http::verb::get, command == "tasks" ? "/v1/tasks" : "/healthz", "");
+    std::string file, task, arch = "sm_90";
+    int turn = 1;
+    for (std::size_t i = 1; i < args.size(); ++i) {
+      if (args[i] == "--task" && i + 1 < args.size())
+        task = args[++i];
+      else if (args[i] == "--arch" && i + 1 < args.size())
+        arch = args[++i];
+      else if (args[i] == "--turn" && i + 1 < args.size())
+        turn = std::stoi(args[++i]);
+      else if (file.empty())
+        file = args[i];
+      else
+        return usage();
+    }
+    if (file.empty())
+      return usage();
+    if (command == "analyze")
+      return request(url, http::verb::post, "/v1/analyze",
+                     json::serialize(json::object{{"source", readFile(file)}, {"filename", file}, {"arch", arch}}));
+    if (command == "eval" && !task.empty())
+      return request(url, http::verb::post, "/v1/evaluate",
+                     json::serialize(json::object{{"task", task}, {"source", readFile(file)}, {"turn", turn}}));
+    return usage();
+  } catch (const std::exception &error) {
+    std::cerr << "cudaperf: " << error.what() << "\n";
+    return 1;
+  }
+}

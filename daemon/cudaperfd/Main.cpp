@@ -1,0 +1,132 @@
+// cudaperfd: the reward daemon.
+//
+//   cudaperfd [--config FILE] [--listen 127.0.0.1:8742] [--tasks DIR] [--db FILE] [--gpus 0,1]
+//             [--cpu-workers N] [--ranker FILE] [--cache DIR] [--log-level info] ...
+//   cudaperfd export --db FILE --format jsonl      one evaluation per line on stdout
+//
+// SIGTERM/SIGINT: stop accepting, finish what is in flight, exit. SIGHUP: reload the ranker.
+#include "cudaperf/daemon/Api.h"
+#include "cudaperf/daemon/DaemonConfig.h"
+#include "cudaperf/daemon/EvaluationStore.h"
+#include "cudaperf/daemon/Evaluator.h"
+#include "cudaperf/daemon/HttpServer.h"
+#include "cudaperf/daemon/TaskCatalog.h"
+
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/signal_set.hpp>
+#include <spdlog/spdlog.h>
+
+#include <iostream>
+#include <thread>
+
+namespace net = boost::asio;
+
+namespace {
+
+int exportStore(const std::vector<std::string> &args) {
+  std::string db, format = "jsonl";
+  for (std::size_t i = 0; i + 1 < args.size(); i += 2) {
+    if (args[i] == "--db")
+      db = args[i + 1];
+    else if (args[i] == "--format")
+      format = args[i + 1];
+    else {
+      std::cerr << "cudaperfd export: unknown flag " << args[i] << "\n";
+      return 2;
+    }
+  }
+  if (db.empty() || format != "jsonl") {
+    std::cerr << "usage: cudaperfd export --db FILE --format jsonl\n";
+    return 2;
+  }
+  if (!std::filesystem::exists(db)) {
+    std::cerr << "cudaperfd export: no database " << db << "\n";
+    return 1;
+  }
+  cudaperf::EvaluationStore store(db);
+  const auto rows = store.exportJsonl(std::cout);
+  std::cerr << "cudaperfd export: " << rows << " evaluations\n";
+  return 0;
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  std::vector<std::string> args(argv + 1, argv + argc);
+  if (!args.empty() && args[0] == "export")
+    return exportStore({args.begin() + 1, args.end()});
+  if (!args.empty() && (args[0] == "--help" || args[0] == "-h")) {
+    std::cout << "usage: cudaperfd [--config FILE] [--listen HOST:PORT] [--tasks DIR] [--db FILE] [--gpus 0,1]\n"
+                 "                 [--cpu-workers N] [--ranker FILE] [--cache DIR] [--log-level LEVEL] ...\n"
+                 "       cudaperfd export --db FILE --format jsonl\n"
+                 "Every setting: docs/api.md.\n";
+    return 0;
+  }
+  cudaperf::DaemonConfig config;
+  try {
+    config = cudaperf::configFromArguments(args);
+  } catch (const std::exception &error) {
+    std::cerr << "cudaperfd: " << error.what() << "\n";
+    return 2;
+  }
+  spdlog::set_level(spdlog::level::from_str(config.logLevel));
+  spdlog::set_pattern("%Y-%m-%dT%H:%M:%S.%e %l %v");
+  try {
+    cudaperf::EvaluationStore store(config.dbFile);
+    cudaperf::CompileOptions compileOptions;
+    compileOptions.nvcc = config.nvcc;
+    compileOptions.arch = config.arch;
+    compileOptions.cacheDirectory = config.cacheDir / "artifacts";
+    cudaperf::CandidateCompiler compiler(compileOptions);
+    cudaperf::TaskCatalog catalog(config.tasksDir, config.cacheDir, compiler);
+    cudaperf::Metrics metrics;
+    cudaperf::Evaluator evaluator(config, store, catalog, compiler, metrics);
+    net::io_context io;
+    cudaperf::Api api(evaluator, catalog, metrics, io);
+    cudaperf::HttpServer server(io, {net::ip::make_address(config.listenAddress), config.port}, api,
+                                config.maxBodyBytes, config.idleTimeoutSeconds);
+    server.start();
+    // One line on stdout with the port (tests bind port 0 and read it).
+    std::cout << "cudaperfd listening on " << config.listenAddress << ":" << server.port() << std::endl;
+    spdlog::info("listening on {}:{}, {} tasks, store {} ({} evaluations)", config.listenAddress, server.port(),
+                 catalog.tasks().size(), config.dbFile.string(), store.count());
+
+    net::signal_set signals(io, SIGTERM, SIGINT, SIGHUP);
+    std::thread drainer;
+    std::function<void(const boost::system::error_code &, int)> onSignal = [&](const boost::system::error_code &error,
+                                                                               int signal) {
+      if (error)
+        return;
+      if (signal == SIGHUP) {
+        const std::string problem = evaluator.reloadRanker();
+        spdlog::info("SIGHUP: ranker {}", problem.empty() ? "reloaded" : "kept (" + problem + ")");
+        signals.async_wait(onSignal);
+        return;
+      }
+      spdlog::info("signal {}: draining ({} evaluations in flight)", signal, evaluator.inFlight());
+      api.startDraining();
+      server.stopAccepting();
+      if (!drainer.joinable())
+        drainer = std::thread([&] {
+          api.waitForInFlight();
+          // Let the last answers go out before the I/O threads stop.
+          std::this_thread::sleep_for(std::chrono::milliseconds(200));
+          io.stop();
+        });
+    };
+    signals.async_wait(onSignal);
+    std::vector<std::thread> threads;
+    for (unsigned i = 1; i < config.httpThreads; ++i)
+      threads.emplace_back([&] { io.run(); });
+    io.run();
+    for (auto &thread : threads)
+      thread.join();
+    if (drainer.joinable())
+      drainer.join();
+    spdlog::info("stopped; store holds {} evaluations", store.count());
+  } catch (const std::exception &error) {
+    spdlog::critical("cudaperfd: {}", error.what());
+    return 1;
+  }
+  return 0;
+}

@@ -1,0 +1,46 @@
+// cudaperfd's settings: defaults, then the JSON config file (--config), then
+// command-line flags. docs/api.md lists every key.
+#pragma once
+
+#include "cudaperf/contracts/VerifiableReward.h"
+
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace cudaperf {
+
+struct DaemonConfig {
+  std::string listenAddress = "127.0.0.1";
+  unsigned short port = 8742;
+  std::filesystem::path tasksDir = "tasks";
+  std::filesystem::path dbFile = "cudaperf.sqlite";
+  std::filesystem::path cacheDir = "cudaperf-cache"; // artifacts, reference outputs, compiled references
+  std::filesystem::path rankerFile;                  // empty: no structural reward
+  std::filesystem::path runner;                      // cudaperf-run; empty: beside cudaperfd
+  std::filesystem::path nvcc = "/usr/local/cuda/bin/nvcc";
+  std::string arch = "sm_90";
+  std::vector<int> gpus;   // empty: GPU 0 when a GPU and cudaperf-run are present
+  bool gpusGiven = false;  // --gpus or "gpus" was set (an empty list then means: none)
+  unsigned cpuWorkers = 0; // 0: number of cores
+  unsigned httpThreads = 2;
+  std::size_t maxBodyBytes = 1 << 20;
+  std::size_t queueCapacity = 256; // evaluations waiting or running; past it: 503
+  double requestDeadlineSeconds = 600;
+  double idleTimeoutSeconds = 30; // a connection silent this long is closed
+  double harnessWallSeconds = 120;
+  unsigned workerBatch = 16; // evaluations of one task a warm harness takes at once
+  std::uint64_t seed = 1;
+  int runs = 30, warmup = 10;
+  std::string logLevel = "info";
+  RewardConfig reward;
+};
+
+// Throws std::invalid_argument naming the key or flag.
+DaemonConfig loadDaemonConfig(const std::filesystem::path &file, DaemonConfig base = {});
+// Applies `--key value` flags (--listen HOST:PORT, --tasks, --db, --gpus 0,1, --cpu-workers, --ranker, ...).
+// Returns the config file named by --config, applied first.
+DaemonConfig configFromArguments(const std::vector<std::string> &arguments);
+
+} // namespace cudaperf

@@ -1,0 +1,114 @@
+// The daemon's pipeline for one candidate: analysis and compile in parallel
+// on the CPU pool, then (with a GPU) reference outputs from the trusted side
+// and execution on the GPU's queue, then the reward, the feedback text and
+// the store. Identical requests are answered from the store.
+#pragma once
+
+#include "cudaperf/contracts/Ranker.h"
+#include "cudaperf/contracts/VerifiableReward.h"
+#include "cudaperf/daemon/CandidateCompiler.h"
+#include "cudaperf/daemon/DaemonConfig.h"
+#include "cudaperf/daemon/EvaluationStore.h"
+#include "cudaperf/daemon/HarnessRun.h"
+#include "cudaperf/daemon/Metrics.h"
+#include "cudaperf/daemon/ReferenceOutputs.h"
+#include "cudaperf/daemon/TaskCatalog.h"
+
+#include <boost/asio/thread_pool.hpp>
+#include <boost/json/object.hpp>
+
+#include <atomic>
+#include <condition_variable>
+#include <deque>
+#include <future>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <shared_mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace cudaperf {
+
+struct EvaluationRequest {
+  std::string task;
+  std::string source;
+  int turn = 1;
+};
+
+// One GPU's queue, served by one thread that runs the sandboxed harness:
+// evaluations of the same task waiting together share one warm harness.
+class GpuQueue {
+public:
+  GpuQueue(int gpu, HarnessOptions options, unsigned batch, Metrics &metrics);
+  ~GpuQueue();
+  std::future<boost::json::object> submit(HarnessJob job, std::shared_ptr<const ReferenceData> reference);
+  std::size_t depth() const;
+  int gpu() const { return gpu_; }
+
+private:
+  struct Pending {
+    HarnessJob job;
+    std::shared_ptr<const ReferenceData> reference;
+    std::promise<boost::json::object> promise;
+  };
+  void serve();
+  int gpu_;
+  HarnessOptions options_;
+  unsigned batch_;
+  Metrics &metrics_;
+  mutable std::mutex mutex_;
+  std::condition_variable wake_;
+  std::deque<Pending> pending_;
+  bool stopping_ = false;
+  std::thread thread_;
+};
+
+class Evaluator {
+public:
+  Evaluator(DaemonConfig config, EvaluationStore &store, TaskCatalog &catalog, CandidateCompiler &compiler,
+            Metrics &metrics);
+  ~Evaluator();
+
+  // Blocking: call from a thread that may wait (not an I/O thread).
+  boost::json::object evaluate(const EvaluationRequest &request);
+  // The feature report of the plugin contract, plus r_str with a ranker.
+  boost::json::object analyze(const std::string &source, const std::string &fileName, const std::string &arch);
+
+  bool analysisAvailable() const;
+  bool gpuAvailable() const { return !gpus_.empty(); }
+  std::size_t inFlight() const { return inFlight_.load(); }
+  // Loads (or reloads, on SIGHUP) the ranker; on error the previous one stays.
+  std::string reloadRanker();
+  bool rankerLoaded() const;
+  const DaemonConfig &config() const { return config_; }
+
+private:
+  boost::json::object compute(const EvaluationRequest &request, const PreparedTask &task, const std::string &key);
+  std::optional<double> structuralReward(const boost::json::object &features) const;
+  std::string requestKey(const EvaluationRequest &request, const std::string &taskJson) const;
+  // The precompiled CUDA headers for an arch, built on first use ("" when that failed).
+  std::string precompiledHeader(const std::string &arch);
+
+  DaemonConfig config_;
+  EvaluationStore &store_;
+  TaskCatalog &catalog_;
+  Metrics &metrics_;
+  CandidateCompiler &compiler_;
+  ReferenceOutputs references_;
+  boost::asio::thread_pool cpuPool_;
+  std::vector<std::unique_ptr<GpuQueue>> gpus_;
+  std::atomic<std::size_t> nextGpu_{0}, inFlight_{0};
+  mutable std::shared_mutex rankerMutex_;
+  std::optional<RankerModel> ranker_;
+  std::string toolVersions_;
+  std::mutex preambleMutex_;
+  std::map<std::string, std::string> preambles_; // arch -> .pch path or ""
+};
+
+// The text a refinement turn shows the policy: what went wrong, or how fast it ran and what to look at.
+std::string feedbackText(const boost::json::object &result);
+
+} // namespace cudaperf

@@ -1,0 +1,399 @@
+#include "cudaperf/daemon/Api.h"
+
+#include "cudaperf/contracts/GroupRewards.h"
+
+#include <boost/asio/post.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/json.hpp>
+#include <spdlog/spdlog.h>
+
+#include <fstream>
+#include <memory>
+#include <mutex>
+#include <sstream>
+#include <thread>
+
+namespace cudaperf {
+
+namespace json = boost::json;
+
+namespace {
+
+// A request field problem: 400 with the field's name in the message.
+struct FieldError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+const json::object &requireObject(const json::value &value, const std::string &what) {
+  if (!value.is_object())
+    throw FieldError(what + " must be a JSON object");
+  return value.get_object();
+}
+
+std::string requireString(const json::object &object, const char *key, const std::string &prefix = "") {
+  const auto *value = object.if_contains(key);
+  if (!value)
+    throw FieldError("missing field '" + prefix + key + "'");
+  if (!value->is_string())
+    throw FieldError("field '" + prefix + key + "' must be a string");
+  return std::string(value->get_string());
+}
+
+std::optional<std::string> optionalString(const json::object &object, const char *key) {
+  const auto *value = object.if_contains(key);
+  if (!value || value->is_null())
+    return std::nullopt;
+  if (!value->is_string())
+    throw FieldError(std::string("field '") + key + "' must be a string");
+  return std::string(value->get_string());
+}
+
+HttpResponse jsonResponse(const HttpRequest &request, http::status status, const json::value &body) {
+  HttpResponse response{status, request.version()};
+  response.set(http::field::content_type, "application/json");
+  response.set(http::field::server, "cudaperfd");
+  response.keep_alive(request.keep_alive());
+  response.body() = json::serialize(body);
+  response.prepare_payload();
+  return response;
+}
+
+json::value parseBody(const HttpRequest &request) {
+  boost::system::error_code error;
+  json::value body = json::parse(request.body(), error);
+  if (error)
+    throw FieldError("malformed JSON body: " + error.message());
+  return body;
+}
+
+EvaluationRequest evaluationFrom(const json::value &value, const std::string &prefix) {
+  const json::object &object = requireObject(value, prefix.empty() ? "the body" : prefix);
+  EvaluationRequest request;
+  request.task = requireString(object, "task", prefix);
+  request.source = requireString(object, "source", prefix);
+  if (const auto *turn = object.if_contains("turn")) {
+    if (!turn->is_int64() || turn->get_int64() < 1)
+      throw FieldError("field '" + prefix + "turn' must be a positive integer");
+    request.turn = static_cast<int>(turn->get_int64());
+  }
+  return request;
+}
+
+json::object groupReward(const json::value &body) {
+  const json::object &object = requireObject(body, "the body");
+  const auto *outcomes = object.if_contains("outcomes");
+  if (!outcomes)
+    throw FieldError("missing field 'outcomes'");
+  if (!outcomes->is_array() || outcomes->get_array().empty())
+    throw FieldError("field 'outcomes' must be a non-empty array");
+  const std::string mode = optionalString(object, "mode").value_or("rank");
+  if (mode != "rank" && mode != "grpo" && mode != "dr_grpo")
+    throw FieldError("field 'mode' must be rank, grpo or dr_grpo");
+  std::vector<GroupOutcome> group;
+  std::vector<double> scalarRewards;
+  for (std::size_t i = 0; i < outcomes->get_array().size(); ++i) {
+    const std::string prefix = "outcomes[" + std::to_string(i) + "].";
+    const json::object &item = requireObject(outcomes->get_array()[i], "outcomes[" + std::to_string(i) + "]");
+    GroupOutcome outcome;
+    const auto *turn = item.if_contains("passed_turn");
+    if (!turn)
+      throw FieldError("missing field '" + prefix + "passed_turn' (an integer >= 1, or null for a failure)");
+    if (!turn->is_null()) {
+      if (!turn->is_int64() || turn->get_int64() < 1)
+        throw FieldError("field '" + prefix + "passed_turn' must be an integer >= 1 or null");
+      outcome.passedTurn = static_cast<int>(turn->get_int64());
+    }
+    if (const auto *speedup = item.if_contains("speedup"); speedup && !speedup->is_null()) {
+      if (!speedup->is_number())
+        throw FieldError("field '" + prefix + "speedup' must be a number");
+      outcome.speedup = speedup->to_number<double>();
+    }
+    if (mode != "rank") {
+      const auto *reward = item.if_contains("reward");
+      if (!reward || !reward->is_number())
+        throw FieldError("field '" + prefix + "reward' must be a number in mode " + mode);
+      scalarRewards.push_back(reward->to_number<double>());
+    }
+    group.push_back(outcome);
+  }
+  bool tieBreak = false;
+  if (const auto *flag = object.if_contains("tie_break")) {
+    if (!flag->is_bool())
+      throw FieldError("field 'tie_break' must be a boolean");
+    tieBreak = flag->get_bool();
+  }
+  std::vector<double> rewards, advantages;
+  if (mode == "rank") {
+    rewards = rankRewards(group, tieBreak);
+    advantages = rewards; // rank rewards already sum to zero over the group
+  } else {
+    rewards = scalarRewards;
+    advantages = groupAdvantages(rewards, mode == "grpo" ? AdvantageMode::Grpo : AdvantageMode::DrGrpo);
+  }
+  json::object answer{{"mode", mode}, {"failures", countFailures(group)}};
+  bool admitted = true;
+  if (const auto *dcp = object.if_contains("dcp"); dcp && !dcp->is_null()) {
+    const json::object &gate = requireObject(*dcp, "field 'dcp'");
+    DcpGate dcpGate;
+    for (const char *key : {"tau_min", "tau_max"}) {
+      const auto *value = gate.if_contains(key);
+      if (!value || !value->is_int64())
+        throw FieldError(std::string("field 'dcp.") + key + "' must be an integer");
+      (std::string(key) == "tau_min" ? dcpGate.tauMin : dcpGate.tauMax) = static_cast<int>(value->get_int64());
+    }
+    admitted = dcpGate.admits(countFailures(group));
+    answer["dcp"] = json::object{{"tau_min", dcpGate.tauMin}, {"tau_max", dcpGate.tauMax}, {"admitted", admitted}};
+  }
+  if (!admitted)
+    std::fill(advantages.begin(), advantages.end(), 0.0); // a pruned group contributes no gradient
+  answer["rewards"] = json::value_from(rewards);
+  answer["advantages"] = json::value_from(advantages);
+  answer["admitted"] = admitted;
+  return answer;
+}
+
+json::object taskSummary(const TaskSpec &task) {
+  json::array libraries;
+  for (const auto &library : task.allowedLibraries)
+    libraries.push_back(json::value(library));
+  return {{"name", task.name},
+          {"description", task.description},
+          {"entry", task.entry},
+          {"signature", task.signature},
+          {"memory", task.memory == MemoryMode::Device ? "device" : "host"},
+          {"allowed_libraries", libraries}};
+}
+
+std::string readFile(const std::filesystem::path &path) {
+  std::ifstream stream(path);
+  std::stringstream text;
+  text << stream.rdbuf();
+  return text.str();
+}
+
+// The endpoint label for metrics: the route, not the raw path.
+std::string endpointOf(std::string_view target) {
+  for (const char *route :
+       {"/v1/analyze", "/v1/evaluate_batch", "/v1/evaluate", "/v1/group_reward", "/healthz", "/metrics"})
+    if (target == route)
+      return route;
+  if (target == "/v1/tasks")
+    return "/v1/tasks";
+  if (target.rfind("/v1/tasks/", 0) == 0)
+    return "/v1/tasks/{name}";
+  return "other";
+}
+
+} // namespace
+
+Api::Api(Evaluator &evaluator, TaskCatalog &catalog, Metrics &metrics, boost::asio::io_context &io)
+    : evaluator_(evaluator), catalog_(catalog), metrics_(metrics), io_(io),
+      requestPool_(std::max<std::size_t>(4, std::min<std::size_t>(evaluator.config().queueCapacity, 64))) {
+  metrics_.gauge("cudaperf_requests_accepted", "Evaluations accepted and not yet answered (queue bound).",
+                 [this] { return static_cast<double>(accepted_.load()); });
+}
+
+Api::~Api() { requestPool_.join(); }
+
+void Api::waitForInFlight() {
+  while (accepted_.load() > 0)
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+}
+
+HttpResponse Api::error(const HttpRequest &request, http::status status, const std::string &code,
+                        const std::string &message) {
+  return jsonResponse(request, status, json::object{{"error", json::object{{"code", code}, {"message", message}}}});
+}
+
+void Api::handle(HttpRequest &&request, Respond respond) {
+  const std::string target(request.target());
+  const std::string endpoint = endpointOf(target);
+  Respond counted = [this, endpoint, respond = std::move(respond)](HttpResponse &&response) {
+    metrics_.countRequest(endpoint, static_cast<int>(response.result_int()));
+    respond(std::move(response));
+  };
+  const auto method = request.method();
+  auto allow = [&](http::verb expected) {
+    if (method == expected)
+      return true;
+    auto response = error(request, http::status::method_not_allowed, "method_not_allowed",
+                          std::string(request.method_string()) + " is not allowed on " + target + "; use " +
+                              std::string(http::to_string(expected)));
+    response.set(http::field::allow, http::to_string(expected));
+    counted(std::move(response));
+    return false;
+  };
+  try {
+    if (target == "/healthz") {
+      if (allow(http::verb::get))
+        counted(jsonResponse(request, http::status::ok,
+                             json::object{{"status", draining_ ? "draining" : "ok"},
+                                          {"gpu", evaluator_.gpuAvailable()},
+                                          {"analysis", evaluator_.analysisAvailable()},
+                                          {"ranker", evaluator_.rankerLoaded()},
+                                          {"tasks", catalog_.tasks().size()},
+                                          {"in_flight", accepted_.load()}}));
+      return;
+    }
+    if (target == "/metrics") {
+      if (!allow(http::verb::get))
+        return;
+      HttpResponse response{http::status::ok, request.version()};
+      response.set(http::field::content_type, "text/plain; version=0.0.4");
+      response.keep_alive(request.keep_alive());
+      response.body() = metrics_.render();
+      response.prepare_payload();
+      counted(std::move(response));
+      return;
+    }
+    if (target == "/v1/tasks") {
+      if (!allow(http::verb::get))
+        return;
+      json::array tasks;
+      for (const auto &task : catalog_.tasks())
+        tasks.push_back(taskSummary(task));
+      counted(jsonResponse(request, http::status::ok, json::object{{"tasks", tasks}}));
+      return;
+    }
+    if (target.rfind("/v1/tasks/", 0) == 0) {
+      if (!allow(http::verb::get))
+        return;
+      const std::string name = target.substr(std::string("/v1/tasks/").size());
+      const TaskSpec *task = catalog_.find(name);
+      if (!task) {
+        counted(error(request, http::status::not_found, "unknown_task", "no task named '" + name + "'"));
+        return;
+      }
+      json::object answer = taskSummary(*task);
+      answer["task_json"] = json::parse(catalog_.taskJson(name));
+      answer["reference_c"] = readFile(task->reference); // the C->CUDA prompt's input
+      counted(jsonResponse(request, http::status::ok, answer));
+      return;
+    }
+    if (target == "/v1/group_reward") {
+      if (allow(http::verb::post))
+        counted(jsonResponse(request, http::status::ok, groupReward(parseBody(request))));
+      return;
+    }
+    if (target == "/v1/analyze") {
+      if (!allow(http::verb::post))
+        return;
+      const json::value body = parseBody(request);
+      const json::object &object = requireObject(body, "the body");
+      const std::string source = requireString(object, "source");
+      const std::string fileName = optionalString(object, "filename").value_or("kernel.cu");
+      const std::string arch = optionalString(object, "arch").value_or(evaluator_.config().arch);
+      if (arch != "sm_80" && arch != "sm_90")
+        throw FieldError("field 'arch' must be sm_80 or sm_90");
+      if (!evaluator_.analysisAvailable()) {
+        counted(error(request, http::status::service_unavailable, "analysis_unavailable",
+                      "this cudaperfd was built without the analysis library"));
+        return;
+      }
+      auto shared = std::make_shared<HttpRequest>(std::move(request));
+      boost::asio::post(requestPool_, [this, shared, source, fileName, arch, counted]() {
+        json::object report = evaluator_.analyze(source, fileName, arch);
+        counted(jsonResponse(*shared, report.contains("error") ? http::status::unprocessable_entity : http::status::ok,
+                             report));
+      });
+      return;
+    }
+    if (target == "/v1/evaluate" || target == "/v1/evaluate_batch") {
+      if (allow(http::verb::post))
+        evaluate(std::move(request), counted, target == "/v1/evaluate_batch");
+      return;
+    }
+    counted(error(request, http::status::not_found, "not_found", "no endpoint " + target));
+  } catch (const FieldError &problem) {
+    counted(error(request, http::status::bad_request, "bad_request", problem.what()));
+  } catch (const std::exception &problem) {
+    spdlog::error("{} {}: {}", std::string(request.method_string()), target, problem.what());
+    counted(error(request, http::status::internal_server_error, "internal", problem.what()));
+  }
+}
+
+void Api::evaluate(HttpRequest &&request, Respond respond, bool batch) {
+  const json::value body = parseBody(request);
+  std::vector<EvaluationRequest> items;
+  if (batch) {
+    const json::object &object = requireObject(body, "the body");
+    const auto *list = object.if_contains("items");
+    if (!list)
+      throw FieldError("missing field 'items'");
+    if (!list->is_array() || list->get_array().empty())
+      throw FieldError("field 'items' must be a non-empty array");
+    for (std::size_t i = 0; i < list->get_array().size(); ++i)
+      items.push_back(evaluationFrom(list->get_array()[i], "items[" + std::to_string(i) + "]."));
+  } else {
+    items.push_back(evaluationFrom(body, ""));
+  }
+  for (std::size_t i = 0; i < items.size(); ++i)
+    if (!catalog_.find(items[i].task)) {
+      respond(error(request, http::status::not_found, "unknown_task",
+                    "no task named '" + items[i].task + "'" +
+                        (batch ? " (items[" + std::to_string(i) + "].task)" : std::string())));
+      return;
+    }
+  const std::size_t capacity = evaluator_.config().queueCapacity;
+  if (draining_ || accepted_.load() + items.size() > capacity) {
+    auto response = error(request, http::status::service_unavailable, draining_ ? "draining" : "queue_full",
+                          draining_ ? "the daemon is shutting down"
+                                    : "the evaluation queue is full (" + std::to_string(capacity) + ")");
+    response.set(http::field::retry_after, "5");
+    respond(std::move(response));
+    return;
+  }
+  accepted_ += items.size();
+
+  // One answer, whichever comes first: the results or the deadline.
+  struct Exchange {
+    HttpRequest request;
+    Respond respond;
+    std::once_flag answered;
+    std::vector<json::object> results;
+    std::atomic<std::size_t> remaining;
+    boost::asio::steady_timer deadline;
+    Exchange(HttpRequest r, Respond f, std::size_t n, boost::asio::io_context &io)
+        : request(std::move(r)), respond(std::move(f)), results(n), remaining(n), deadline(io) {}
+  };
+  auto exchange = std::make_shared<Exchange>(std::move(request), std::move(respond), items.size(), io_);
+  exchange->deadline.expires_after(
+      std::chrono::milliseconds(static_cast<long long>(evaluator_.config().requestDeadlineSeconds * 1000)));
+  exchange->deadline.async_wait([exchange](const boost::system::error_code &cancelled) {
+    if (cancelled)
+      return;
+    std::call_once(exchange->answered, [&] {
+      exchange->respond(error(exchange->request, http::status::gateway_timeout, "deadline",
+                              "the evaluation did not finish before the request deadline; it continues, and "
+                              "the same request will be answered from the store once it is done"));
+    });
+  });
+  for (std::size_t i = 0; i < items.size(); ++i)
+    boost::asio::post(requestPool_, [this, exchange, i, item = items[i], batch]() {
+      json::object result;
+      try {
+        result = evaluator_.evaluate(item);
+      } catch (const std::exception &problem) {
+        result = {{"status", "harness_error"}, {"error", problem.what()}};
+      }
+      --accepted_;
+      exchange->results[i] = std::move(result);
+      if (--exchange->remaining > 0)
+        return;
+      boost::asio::post(io_, [exchange] { exchange->deadline.cancel(); });
+      std::call_once(exchange->answered, [&] {
+        json::value answer;
+        if (batch) {
+          json::array list;
+          for (auto &r : exchange->results)
+            list.push_back(std::move(r));
+          answer = json::object{{"results", list}};
+        } else {
+          answer = std::move(exchange->results.front());
+        }
+        exchange->respond(jsonResponse(exchange->request, http::status::ok, answer));
+      });
+    });
+}
+
+} // namespace cudaperf

@@ -1,0 +1,80 @@
+#include "cudaperf/daemon/TaskCatalog.h"
+
+#include "cudaperf/daemon/Sandbox.h"
+
+#include <fstream>
+#include <sstream>
+
+namespace cudaperf {
+
+namespace {
+
+std::string readFile(const std::filesystem::path &path) {
+  std::ifstream stream(path, std::ios::binary);
+  std::stringstream contents;
+  contents << stream.rdbuf();
+  return contents.str();
+}
+
+} // namespace
+
+TaskCatalog::TaskCatalog(const std::filesystem::path &tasksDir, const std::filesystem::path &cacheDir,
+                         CandidateCompiler &compiler)
+    : tasksDir_(tasksDir), cacheDir_(cacheDir / "references"), compiler_(compiler), tasks_(loadSuite(tasksDir)) {
+  std::filesystem::create_directories(cacheDir_);
+  for (const auto &task : tasks_)
+    json_[task.name] = readFile(task.directory / "task.json");
+}
+
+const TaskSpec *TaskCatalog::find(const std::string &name) const {
+  for (const auto &task : tasks_)
+    if (task.name == name)
+      return &task;
+  return nullptr;
+}
+
+PreparedTask TaskCatalog::prepare(const std::string &name) {
+  std::lock_guard lock(mutex_);
+  if (auto known = prepared_.find(name); known != prepared_.end())
+    return known->second;
+  PreparedTask prepared;
+  prepared.spec = find(name);
+  if (!prepared.spec) {
+    prepared.error = "unknown task '" + name + "'";
+    return prepared;
+  }
+  prepared.taskJson = json_.at(name);
+  // The reference is the task author's code, compiled outside the candidate's reach.
+  const std::string referenceSource = readFile(prepared.spec->reference);
+  prepared.reference = cacheDir_ / (name + "-" + contentKey({"cc -O2 -shared -fPIC", referenceSource}) + ".so");
+  if (!std::filesystem::exists(prepared.reference)) {
+    sandbox::Request request;
+    request.argv = {"/usr/bin/cc",
+                    "-O2",
+                    "-shared",
+                    "-fPIC",
+                    "-o",
+                    prepared.reference.string(),
+                    std::filesystem::absolute(prepared.spec->reference).string(),
+                    "-lm"};
+    sandbox::Limits limits;
+    limits.dropPrivileges = false; // writes into the daemon's cache
+    limits.wallSeconds = 60;
+    const auto result = sandbox::run(request, limits);
+    if (!result.succeeded()) {
+      prepared.error = "cannot compile the reference of '" + name + "': " + result.stderrText + result.note;
+      return prepared;
+    }
+  }
+  if (prepared.spec->baseline) {
+    const auto compiled = compiler_.compile(readFile(*prepared.spec->baseline), prepared.spec->allowedLibraries);
+    if (compiled.ok)
+      prepared.baseline = compiled.library;
+    else
+      prepared.error = "cannot compile the baseline of '" + name + "': " + compiled.log;
+  }
+  prepared_[name] = prepared;
+  return prepared;
+}
+
+} // namespace cudaperf
