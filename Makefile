@@ -22,14 +22,17 @@ configure: $(BUILD_DIR)/build.ninja
 build: configure
 	cmake --build $(BUILD_DIR) -j $(JOBS)
 
-# The plugin over the bundled examples, as a user would run it.
+# The plugin over the bundled examples, as a user would run it; then the
+# reward daemon over the bundled task variants (DEMO_TASKS=a,b limits them).
+DEMO_TASKS ?=
 demo: configure
-	cmake --build $(BUILD_DIR) -j $(JOBS) --target cudaperf cudaperf-features
+	cmake --build $(BUILD_DIR) -j $(JOBS) --target cudaperf cudaperf-features cudaperfd cudaperf-run
 	@for f in examples/*.cu; do \
 	  echo "\$$ $(CLANG) -fsyntax-only $(CUDA_FLAGS) -fplugin=$(PLUGIN) -fplugin-arg-cudaperf-format=text $$f"; \
 	  $(CLANG) -fsyntax-only $(CUDA_FLAGS) -fplugin=$(PLUGIN) -fplugin-arg-cudaperf-format=text $$f || exit 1; \
 	  echo; \
 	done
+	scripts/demo-daemon $(BUILD_DIR) $(if $(DEMO_TASKS),--tasks $(DEMO_TASKS))
 
 test: build
 	ctest --test-dir $(BUILD_DIR) --output-on-failure -j $(JOBS)

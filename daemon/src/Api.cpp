@@ -334,6 +334,18 @@ void Api::evaluate(HttpRequest &&request, Respond respond, bool batch) {
                         (batch ? " (items[" + std::to_string(i) + "].task)" : std::string())));
       return;
     }
+  // Identical requests answered before: straight from memory or the store, on this thread.
+  if (!batch)
+    if (auto cached = evaluator_.cachedAnswer(items.front())) {
+      HttpResponse response{http::status::ok, request.version()};
+      response.set(http::field::content_type, "application/json");
+      response.set(http::field::server, "cudaperfd");
+      response.keep_alive(request.keep_alive());
+      response.body() = std::move(*cached);
+      response.prepare_payload();
+      respond(std::move(response));
+      return;
+    }
   const std::size_t capacity = evaluator_.config().queueCapacity;
   if (draining_ || accepted_.load() + items.size() > capacity) {
     auto response = error(request, http::status::service_unavailable, draining_ ? "draining" : "queue_full",

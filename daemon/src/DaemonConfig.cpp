@@ -128,6 +128,13 @@ void apply(DaemonConfig &config, const std::string &key, const json::value &valu
     if (config.logLevel != "trace" && config.logLevel != "debug" && config.logLevel != "info" &&
         config.logLevel != "warn" && config.logLevel != "error")
       fail(where, "expected trace, debug, info, warn or error");
+  } else if (key == "precompiled_headers") {
+    if (value.is_bool())
+      config.precompiledHeaders = value.get_bool();
+    else if (text() == "true" || text() == "false")
+      config.precompiledHeaders = text() == "true";
+    else
+      fail(where, "expected true or false");
   } else if (key == "speedup_baseline") {
     const std::string baseline = text();
     if (baseline != "cpu" && baseline != "gpu")

@@ -13,6 +13,7 @@
 #include <chrono>
 #include <cmath>
 #include <filesystem>
+#include <fstream>
 #include <mutex>
 #include <sstream>
 
@@ -181,8 +182,12 @@ std::string Evaluator::reloadRanker() {
     return "no ranker file configured";
   try {
     RankerModel model = loadRanker(config_.rankerFile);
+    std::ifstream file(config_.rankerFile);
+    std::stringstream text;
+    text << file.rdbuf();
     std::unique_lock lock(rankerMutex_);
     ranker_ = std::move(model);
+    rankerHash_ = contentKey({text.str()});
     spdlog::info("ranker loaded from {}", config_.rankerFile.string());
     return "";
   } catch (const std::exception &error) {
@@ -209,6 +214,8 @@ std::optional<double> Evaluator::structuralReward(const json::object &features) 
 
 std::string Evaluator::precompiledHeader(const std::string &arch) {
 #ifdef CUDAPERF_HAVE_ANALYSIS
+  if (!config_.precompiledHeaders)
+    return "";
   std::lock_guard lock(preambleMutex_);
   if (auto known = preambles_.find(arch); known != preambles_.end())
     return known->second;
@@ -250,6 +257,11 @@ json::object Evaluator::analyze(const std::string &source, const std::string &fi
 #endif
 }
 
+std::string Evaluator::rankerHashNow() const {
+  std::shared_lock lock(rankerMutex_);
+  return ranker_ ? rankerHash_ : "";
+}
+
 std::string Evaluator::requestKey(const EvaluationRequest &request, const std::string &taskJson) const {
   const RewardConfig &r = config_.reward;
   std::ostringstream configuration;
@@ -257,8 +269,34 @@ std::string Evaluator::requestKey(const EvaluationRequest &request, const std::s
                 << r.alphaComp << ' ' << r.alphaWrong << ' ' << r.alphaSpeed << ' ' << r.alphaCv << ' ' << r.speedupMin
                 << ' ' << r.speedupMax << ' ' << r.lambdaStr << ' '
                 << (r.baseline == SpeedupBaseline::Cpu ? "cpu" : "gpu") << ' ' << gpuAvailable() << ' '
-                << (rankerLoaded() ? config_.rankerFile.string() : "");
+                << rankerHashNow();
   return contentKey({"evaluate-v1", request.task, taskJson, request.source, configuration.str(), toolVersions_});
+}
+
+std::optional<std::string> Evaluator::cachedAnswer(const EvaluationRequest &request) {
+  const TaskSpec *spec = catalog_.find(request.task);
+  if (!spec)
+    return std::nullopt;
+  const std::string key = requestKey(request, catalog_.taskJson(request.task));
+  {
+    std::lock_guard lock(answersMutex_);
+    if (auto known = answers_.find(key); known != answers_.end()) {
+      metrics_.countCacheHit();
+      return known->second;
+    }
+  }
+  auto stored = store_.find(key);
+  if (!stored)
+    return std::nullopt;
+  metrics_.countCacheHit();
+  stored->second["id"] = stored->first;
+  stored->second["cached"] = true;
+  std::string text = json::serialize(stored->second);
+  std::lock_guard lock(answersMutex_);
+  if (answers_.size() >= 4096)
+    answers_.clear(); // a crude bound: the store stays the source of truth
+  answers_.emplace(key, text);
+  return text;
 }
 
 json::object Evaluator::evaluate(const EvaluationRequest &request) {

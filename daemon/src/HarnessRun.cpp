@@ -96,6 +96,8 @@ std::vector<json::object> runOnce(const HarnessJob &job, const ReferenceData &re
     limits.visiblePaths.push_back(std::filesystem::weakly_canonical(candidate).parent_path().string());
   if (job.baseline)
     limits.visiblePaths.push_back(std::filesystem::weakly_canonical(*job.baseline).parent_path().string());
+  // The wall-clock limit is per evaluation: each answer must come within it.
+  limits.stdoutSilenceSeconds = options.limits.wallSeconds;
   limits.wallSeconds *= static_cast<double>(candidates.size());
   limits.cpuSeconds *= static_cast<double>(candidates.size());
   run = sandbox::run(request, limits);

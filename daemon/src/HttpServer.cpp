@@ -6,7 +6,9 @@
 #include <boost/beast/http.hpp>
 #include <spdlog/spdlog.h>
 
+#include <functional>
 #include <optional>
+#include <vector>
 
 namespace cudaperf {
 
@@ -43,9 +45,12 @@ private:
     if (error == http::error::body_limit) {
       HttpRequest request;
       request.version(11);
-      write(Api::error(request, http::status::payload_too_large, "payload_too_large",
-                       "the body is larger than the limit of " + std::to_string(maxBodyBytes_) + " bytes"),
-            true);
+      // Read (and drop) the rest of the body first: closing with unread
+      // data resets the connection before the client sees the 413.
+      const auto declared = parser_->content_length();
+      drainThenAnswer(declared ? static_cast<std::size_t>(*declared) : 0,
+                      Api::error(request, http::status::payload_too_large, "payload_too_large",
+                                 "the body is larger than the limit of " + std::to_string(maxBodyBytes_) + " bytes"));
       return;
     }
     if (error) {
@@ -61,6 +66,34 @@ private:
       auto shared = std::make_shared<HttpResponse>(std::move(response));
       net::post(self->stream_.get_executor(), [self, shared] { self->write(std::move(*shared), false); });
     });
+  }
+
+  // Discards up to `bytes` more (at most 64 MiB, within the idle timeout), then answers and closes.
+  void drainThenAnswer(std::size_t bytes, HttpResponse &&response) {
+    auto pending = std::make_shared<HttpResponse>(std::move(response));
+    auto left = std::make_shared<std::size_t>(std::min<std::size_t>(bytes, 64u << 20));
+    *left -= std::min(*left, buffer_.size());
+    buffer_.consume(buffer_.size());
+    auto scratch = std::make_shared<std::vector<char>>(1 << 16);
+    auto step = std::make_shared<std::function<void()>>();
+    *step = [self = shared_from_this(), pending, left, scratch, step]() {
+      if (*left == 0) {
+        self->write(std::move(*pending), true);
+        *step = nullptr; // breaks the cycle
+        return;
+      }
+      self->stream_.expires_after(self->idle_);
+      self->stream_.async_read_some(net::buffer(*scratch, std::min(scratch->size(), *left)),
+                                    [self, pending, left, step](beast::error_code error, std::size_t got) {
+                                      if (error) {
+                                        *step = nullptr;
+                                        return self->close();
+                                      }
+                                      *left -= std::min(*left, got);
+                                      (*step)();
+                                    });
+    };
+    (*step)();
   }
 
   void write(HttpResponse &&response, bool closeAfter) {

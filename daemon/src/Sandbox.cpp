@@ -324,6 +324,13 @@ Result run(const Request &request, const Limits &limits) {
   bool ended = false, killedForTime = false, killedForOutput = false, startFailed = false;
   int startErrno = 0;
   const auto deadline = start + std::chrono::duration<double>(limits.wallSeconds);
+  auto lastStdout = start;
+  auto silenceDeadline = [&] {
+    if (limits.stdoutSilenceSeconds <= 0)
+      return deadline;
+    const auto silence = lastStdout + std::chrono::duration<double>(limits.stdoutSilenceSeconds);
+    return silence < deadline ? silence : deadline;
+  };
   auto killAll = [&] {
     if (program > 0)
       kill(program, SIGKILL); // init: with a PID namespace, the whole namespace goes
@@ -334,14 +341,14 @@ Result run(const Request &request, const Limits &limits) {
   char buffer[65536];
   while (out.read >= 0 || err.read >= 0 || status.read >= 0) {
     const auto now = Clock::now();
-    if (!killedForTime && !ended && now >= deadline) {
+    if (!killedForTime && !ended && now >= silenceDeadline()) {
       killedForTime = true;
       killAll();
       drainUntil = now + std::chrono::seconds(2);
     }
     if (drainUntil && now >= *drainUntil)
       break;
-    const auto until = drainUntil ? *drainUntil : deadline;
+    const auto until = drainUntil ? *drainUntil : silenceDeadline();
     const int timeout = static_cast<int>(
         std::clamp<long long>(std::chrono::duration_cast<std::chrono::milliseconds>(until - now).count(), 1, 100));
     pollfd fds[4] = {{out.read, POLLIN, 0}, {err.read, POLLIN, 0}, {status.read, POLLIN, 0}, {in.write, POLLOUT, 0}};
@@ -367,6 +374,8 @@ Result run(const Request &request, const Limits &limits) {
         closeFd(fd);
         continue;
       }
+      if (i == 0)
+        lastStdout = Clock::now();
       bool &truncated = i == 0 ? result.stdoutTruncated : result.stderrTruncated;
       appendCapped(i == 0 ? result.stdoutText : result.stderrText, buffer, static_cast<std::size_t>(got),
                    limits.outputBytes, truncated);

@@ -257,3 +257,14 @@ TEST(Sandbox, FillingTheTemporaryDirectoryCostsNoDisk) {
   EXPECT_NE(result.stdoutText.find("full-tmp"), std::string::npos) << result.stdoutText;
   EXPECT_NE(result.stdoutText.find("tmpfs"), std::string::npos) << result.stdoutText;
 }
+
+TEST(Sandbox, SilenceOnStdoutIsAPerAnswerDeadline) {
+  Limits limits = quick();
+  limits.wallSeconds = 30;
+  limits.stdoutSilenceSeconds = 1;
+  // Answers every 0.3 s for a while, then hangs: killed about 1 s after the last answer.
+  auto result = shell("for i in 1 2 3 4 5; do echo answer $i; sleep 0.3; done; sleep 100", limits);
+  EXPECT_EQ(result.outcome, Outcome::WallTimeout) << toString(result.outcome);
+  EXPECT_NE(result.stdoutText.find("answer 5"), std::string::npos);
+  EXPECT_LT(result.wallSeconds, 5.0);
+}

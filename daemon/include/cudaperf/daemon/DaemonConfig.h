@@ -34,6 +34,7 @@ struct DaemonConfig {
   std::uint64_t seed = 1;
   int runs = 30, warmup = 10;
   std::string logLevel = "info";
+  bool precompiledHeaders = true; // parse the CUDA headers once for all analyses
   RewardConfig reward;
 };
 

@@ -28,6 +28,7 @@
 #include <shared_mutex>
 #include <string>
 #include <thread>
+#include <unordered_map>
 #include <vector>
 
 namespace cudaperf {
@@ -74,6 +75,9 @@ public:
 
   // Blocking: call from a thread that may wait (not an I/O thread).
   boost::json::object evaluate(const EvaluationRequest &request);
+  // The serialized answer of an identical request answered before, from
+  // memory or the store (fast: fine on an I/O thread); nullopt otherwise.
+  std::optional<std::string> cachedAnswer(const EvaluationRequest &request);
   // The feature report of the plugin contract, plus r_str with a ranker.
   boost::json::object analyze(const std::string &source, const std::string &fileName, const std::string &arch);
 
@@ -89,6 +93,7 @@ private:
   boost::json::object compute(const EvaluationRequest &request, const PreparedTask &task, const std::string &key);
   std::optional<double> structuralReward(const boost::json::object &features) const;
   std::string requestKey(const EvaluationRequest &request, const std::string &taskJson) const;
+  std::string rankerHashNow() const;
   // The precompiled CUDA headers for an arch, built on first use ("" when that failed).
   std::string precompiledHeader(const std::string &arch);
 
@@ -103,7 +108,10 @@ private:
   std::atomic<std::size_t> nextGpu_{0}, inFlight_{0};
   mutable std::shared_mutex rankerMutex_;
   std::optional<RankerModel> ranker_;
+  std::string rankerHash_; // of the loaded file: part of the store key
   std::string toolVersions_;
+  std::mutex answersMutex_;
+  std::unordered_map<std::string, std::string> answers_; // key -> serialized cached answer (bounded)
   std::mutex preambleMutex_;
   std::map<std::string, std::string> preambles_; // arch -> .pch path or ""
 };

@@ -14,8 +14,11 @@
 namespace cudaperf::sandbox {
 
 struct Limits {
-  double wallSeconds = 30;                    // deadline; then every process of the run is killed
-  double cpuSeconds = 20;                     // RLIMIT_CPU
+  double wallSeconds = 30; // deadline; then every process of the run is killed
+  double cpuSeconds = 20;  // RLIMIT_CPU
+  // Killed (as a wall timeout) after this long without a byte on stdout: a
+  // per-answer deadline for programs that answer requests one by one (0: off).
+  double stdoutSilenceSeconds = 0;
   std::uint64_t fileSizeBytes = 256ull << 20; // RLIMIT_FSIZE: the largest file it may write
   std::uint64_t openFiles = 256;              // RLIMIT_NOFILE
   std::uint64_t processes = 64;               // RLIMIT_NPROC (of the unprivileged user it runs as)

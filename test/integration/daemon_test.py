@@ -1,0 +1,372 @@
+#!/usr/bin/env python3
+"""cudaperfd over HTTP, started by this test on an ephemeral port: every
+endpoint, every error code, hostile clients (truncated JSON, a 10 MiB body, a
+client that sends half a request and stalls, 64 concurrent clients), a restart
+on an existing database, and kill -9 during a batch (every answered evaluation
+must be in the store afterwards, the database intact).
+
+usage: daemon_test.py CUDAPERFD TASKS_DIR [CUDAPERF_CLIENT]
+"""
+import concurrent.futures
+import json
+import os
+import signal
+import socket
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import unittest
+import http.client
+
+CUDAPERFD, TASKS = sys.argv[1], sys.argv[2]
+CLIENT = sys.argv[3] if len(sys.argv) > 3 else None
+NAIVE = open(os.path.join(TASKS, "vector_add", "variants", "naive.cu")).read()
+
+
+class Daemon:
+    def __init__(self, workdir, *flags):
+        self.workdir = workdir
+        self.db = os.path.join(workdir, "store.sqlite")
+        args = [CUDAPERFD, "--listen", "127.0.0.1:0", "--tasks", TASKS, "--db", self.db,
+                "--cache", os.path.join(workdir, "cache"), "--gpus", "", "--log-level", "warn", *flags]
+        self.process = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        line = self.process.stdout.readline()
+        if "listening on" not in line:
+            raise RuntimeError("cudaperfd did not start: %s %s" % (line, self.process.stderr.read()))
+        self.port = int(line.rsplit(":", 1)[1])
+
+    def request(self, method, path, body=None, raw=None, timeout=120):
+        connection = http.client.HTTPConnection("127.0.0.1", self.port, timeout=timeout)
+        payload = raw if raw is not None else (json.dumps(body) if body is not None else None)
+        connection.request(method, path, body=payload, headers={"Content-Type": "application/json"})
+        response = connection.getresponse()
+        data = response.read()
+        connection.close()
+        try:
+            parsed = json.loads(data)
+        except ValueError:
+            parsed = data.decode()
+        return response.status, parsed, response
+
+    def stop(self, sig=signal.SIGTERM):
+        if self.process.poll() is None:
+            self.process.send_signal(sig)
+            self.process.wait(timeout=60)
+        self.process.stdout.close()
+        self.process.stderr.close()
+
+
+def variant(tag):
+    """A distinct, correct vector_add source (its own store key and compile)."""
+    return "// variant %s\n%s" % (tag, NAIVE)
+
+
+class DaemonTest(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.TemporaryDirectory()
+        cls.daemon = Daemon(cls.tmp.name)
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.daemon.stop()
+        cls.tmp.cleanup()
+
+    def assertError(self, status, body, code, fragment=None):
+        self.assertIsInstance(body, dict, body)
+        self.assertIn("error", body)
+        self.assertEqual(body["error"]["code"], code, body)
+        if fragment:
+            self.assertIn(fragment, body["error"]["message"])
+
+    # -- endpoints
+    def test_healthz(self):
+        status, body, _ = self.daemon.request("GET", "/healthz")
+        self.assertEqual(status, 200)
+        self.assertEqual(body["status"], "ok")
+        self.assertEqual(body["tasks"], 30)
+        self.assertFalse(body["gpu"])
+
+    def test_tasks(self):
+        status, body, _ = self.daemon.request("GET", "/v1/tasks")
+        self.assertEqual(status, 200)
+        names = [t["name"] for t in body["tasks"]]
+        self.assertIn("vector_add", names)
+        self.assertEqual(len(names), 30)
+        status, task, _ = self.daemon.request("GET", "/v1/tasks/gemm")
+        self.assertEqual(status, 200)
+        self.assertIn("void gemm(", task["reference_c"])
+        self.assertEqual(task["task_json"]["entry"], "gemm")
+
+    def test_analyze(self):
+        status, body, _ = self.daemon.request("POST", "/v1/analyze", {"source": NAIVE, "filename": "k.cu"})
+        if status == 503:
+            self.skipTest("built without the analysis library")
+        self.assertEqual(status, 200, body)
+        self.assertEqual(body["schema"], "cudaperf.features/1")
+        self.assertEqual(body["features"]["coal"], 1.0)
+        self.assertEqual(body["features"]["tpb"], 256.0)
+
+    def test_evaluate_without_gpu_then_cached(self):
+        source = variant("no-gpu")
+        status, first, _ = self.daemon.request("POST", "/v1/evaluate", {"task": "vector_add", "source": source})
+        self.assertEqual(status, 200, first)
+        self.assertEqual(first["status"], "no_gpu")
+        self.assertTrue(first["compile"]["ok"])
+        self.assertIn("no GPU", first["feedback"])
+        self.assertFalse(first["cached"])
+        self.assertIsNone(first["reward"]["r_ver"])
+        if "vector" in first["features"]:
+            self.assertEqual(sorted(first["features"]["vector"]),
+                             sorted(["coal", "ai", "occ", "div", "xfer", "atomics", "sync", "kernels", "tpb",
+                                     "gmem", "ops"]))
+        status, second, _ = self.daemon.request("POST", "/v1/evaluate", {"task": "vector_add", "source": source})
+        self.assertTrue(second["cached"])
+        self.assertEqual(second["id"], first["id"])
+
+    def test_compile_error_and_rejected(self):
+        status, body, _ = self.daemon.request("POST", "/v1/evaluate",
+                                              {"task": "vector_add", "source": "this is not CUDA", "turn": 2})
+        self.assertEqual(status, 200)
+        self.assertEqual(body["status"], "compile_error")
+        self.assertEqual(body["reward"]["r_ver"]["compile"], -3.0)
+        self.assertIn("did not compile", body["feedback"])
+        hostile = open(os.path.join(TASKS, "..", "test", "hostile", "vector_add", "uses_cublas.cu")).read()
+        status, body, _ = self.daemon.request("POST", "/v1/evaluate", {"task": "vector_add", "source": hostile})
+        self.assertEqual(body["status"], "rejected")
+        self.assertIn("cublasSaxpy_v2", body["compile"]["forbidden"])
+
+    def test_evaluate_batch_in_order(self):
+        items = [{"task": "vector_add", "source": variant("batch-%d" % i)} for i in range(2)]
+        items.append({"task": "relu", "source": "broken"})
+        status, body, _ = self.daemon.request("POST", "/v1/evaluate_batch", {"items": items})
+        self.assertEqual(status, 200, body)
+        self.assertEqual([r["status"] for r in body["results"]], ["no_gpu", "no_gpu", "compile_error"])
+        self.assertEqual(body["results"][2]["task"], "relu")
+
+    def test_group_reward(self):
+        outcomes = [{"passed_turn": 1, "speedup": 2.0}, {"passed_turn": 2}, {"passed_turn": None},
+                    {"passed_turn": 1, "speedup": 1.0}]
+        status, body, _ = self.daemon.request("POST", "/v1/group_reward",
+                                              {"outcomes": outcomes, "mode": "rank", "tie_break": True,
+                                               "dcp": {"tau_min": 1, "tau_max": 3}})
+        self.assertEqual(status, 200, body)
+        # Order: first-turn pass (faster) > first-turn pass > second-turn pass > failure.
+        self.assertEqual(body["rewards"], [1.0, -1.0 / 3, -1.0, 1.0 / 3])
+        self.assertTrue(body["admitted"])
+        status, body, _ = self.daemon.request("POST", "/v1/group_reward",
+                                              {"outcomes": [{"passed_turn": 1, "reward": 1.0},
+                                                            {"passed_turn": None, "reward": -1.0}],
+                                               "mode": "dr_grpo"})
+        self.assertEqual(body["advantages"], [1.0, -1.0])
+        status, body, _ = self.daemon.request("POST", "/v1/group_reward",
+                                              {"outcomes": [{"passed_turn": 1}], "dcp": {"tau_min": 1,
+                                                                                         "tau_max": 2}})
+        self.assertFalse(body["admitted"])
+        self.assertEqual(body["advantages"], [0.0])
+
+    def test_metrics(self):
+        self.daemon.request("GET", "/healthz")
+        status, text, response = self.daemon.request("GET", "/metrics")
+        self.assertEqual(status, 200)
+        self.assertIn('cudaperf_requests_total{endpoint="/healthz",status="200"}', text)
+        self.assertIn("cudaperf_cache_hits_total", text)
+        self.assertIn("cudaperf_evaluations_in_flight", text)
+
+    # -- errors
+    def test_400_malformed_truncated_and_wrong_types(self):
+        status, body, _ = self.daemon.request("POST", "/v1/evaluate", raw='{"task": "vector_add", "sour')
+        self.assertEqual(status, 400)
+        self.assertError(status, body, "bad_request", "malformed JSON")
+        status, body, _ = self.daemon.request("POST", "/v1/evaluate", {"task": "vector_add"})
+        self.assertEqual(status, 400)
+        self.assertError(status, body, "bad_request", "'source'")
+        status, body, _ = self.daemon.request("POST", "/v1/evaluate", {"task": "vector_add", "source": 5})
+        self.assertError(status, body, "bad_request", "'source' must be a string")
+        status, body, _ = self.daemon.request("POST", "/v1/evaluate",
+                                              {"task": "vector_add", "source": "x", "turn": "two"})
+        self.assertError(status, body, "bad_request", "'turn'")
+        status, body, _ = self.daemon.request("POST", "/v1/evaluate_batch", {"items": [{"task": "relu"}]})
+        self.assertError(status, body, "bad_request", "items[0].source")
+        status, body, _ = self.daemon.request("POST", "/v1/group_reward", {"outcomes": [{"speedup": 1}]})
+        self.assertError(status, body, "bad_request", "outcomes[0].passed_turn")
+        status, body, _ = self.daemon.request("POST", "/v1/evaluate", raw="[1, 2]")
+        self.assertEqual(status, 400)
+
+    def test_404_405(self):
+        status, body, _ = self.daemon.request("GET", "/v2/nothing")
+        self.assertEqual(status, 404)
+        self.assertError(status, body, "not_found")
+        status, body, _ = self.daemon.request("GET", "/v1/tasks/no_such_task")
+        self.assertError(status, body, "unknown_task")
+        status, body, _ = self.daemon.request("POST", "/v1/evaluate", {"task": "no_such_task", "source": "x"})
+        self.assertEqual(status, 404)
+        status, body, response = self.daemon.request("GET", "/v1/evaluate")
+        self.assertEqual(status, 405)
+        self.assertEqual(response.getheader("Allow"), "POST")
+        status, body, _ = self.daemon.request("DELETE", "/healthz")
+        self.assertEqual(status, 405)
+
+    def test_413_ten_mebibyte_body(self):
+        body = json.dumps({"task": "vector_add", "source": "x" * (10 << 20)})
+        try:
+            status, answer, _ = self.daemon.request("POST", "/v1/evaluate", raw=body)
+        except (ConnectionResetError, BrokenPipeError):
+            self.fail("the daemon dropped the connection instead of answering 413")
+        self.assertEqual(status, 413)
+        self.assertError(status, answer, "payload_too_large")
+        self.assertEqual(self.daemon.request("GET", "/healthz")[0], 200)
+
+    def test_bad_http_is_400(self):
+        with socket.create_connection(("127.0.0.1", self.daemon.port), timeout=10) as s:
+            s.sendall(b"THIS IS NOT HTTP\r\n\r\n")
+            answer = s.recv(4096).decode(errors="replace")
+        self.assertIn("400", answer.split("\r\n")[0])
+
+    def test_stalled_half_request_does_not_block_others(self):
+        stalled = socket.create_connection(("127.0.0.1", self.daemon.port), timeout=30)
+        stalled.sendall(b"POST /v1/evaluate HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n\r\n{\"task\": ")
+        start = time.time()
+        for _ in range(5):
+            self.assertEqual(self.daemon.request("GET", "/healthz", timeout=5)[0], 200)
+        self.assertLess(time.time() - start, 5)
+        stalled.close()
+
+    def test_64_concurrent_clients(self):
+        source = variant("concurrent")
+        self.daemon.request("POST", "/v1/evaluate", {"task": "vector_add", "source": source})
+
+        def one(i):
+            if i % 2:
+                return self.daemon.request("GET", "/healthz")[0]
+            status, body, _ = self.daemon.request("POST", "/v1/evaluate", {"task": "vector_add", "source": source})
+            return status if body.get("cached") else -1
+
+        with concurrent.futures.ThreadPoolExecutor(64) as pool:
+            statuses = list(pool.map(one, range(256)))
+        self.assertEqual(statuses, [200] * 256)
+
+    def test_keep_alive(self):
+        connection = http.client.HTTPConnection("127.0.0.1", self.daemon.port, timeout=10)
+        for _ in range(3):
+            connection.request("GET", "/healthz")
+            response = connection.getresponse()
+            response.read()
+            self.assertEqual(response.status, 200)
+        connection.close()
+
+    def test_client_cli(self):
+        if not CLIENT:
+            self.skipTest("no client given")
+        out = subprocess.run([CLIENT, "--url", "http://127.0.0.1:%d" % self.daemon.port, "tasks"],
+                             capture_output=True, text=True, timeout=60)
+        self.assertEqual(out.returncode, 0, out.stderr)
+        self.assertIn("vector_add", out.stdout)
+
+
+class LimitsTest(unittest.TestCase):
+    def test_503_when_the_queue_is_full_and_504_past_the_deadline(self):
+        with tempfile.TemporaryDirectory() as workdir:
+            daemon = Daemon(workdir, "--queue-capacity", "2", "--request-deadline-seconds", "0.3")
+            try:
+                items = [{"task": "vector_add", "source": variant("queue-%d" % i)} for i in range(3)]
+                status, body, response = daemon.request("POST", "/v1/evaluate_batch", {"items": items})
+                self.assertEqual(status, 503)
+                self.assertEqual(body["error"]["code"], "queue_full")
+                self.assertEqual(response.getheader("Retry-After"), "5")
+                # A compile takes longer than 0.3 s: 504, and the work goes on into the store.
+                source = variant("deadline")
+                status, body, _ = daemon.request("POST", "/v1/evaluate", {"task": "vector_add", "source": source})
+                self.assertEqual(status, 504, body)
+                self.assertEqual(body["error"]["code"], "deadline")
+                for _ in range(100):
+                    status, body, _ = daemon.request("POST", "/v1/evaluate",
+                                                     {"task": "vector_add", "source": source})
+                    if status == 200:
+                        break
+                    time.sleep(0.5)
+                self.assertEqual(status, 200)
+                self.assertTrue(body["cached"])
+            finally:
+                daemon.stop()
+
+
+class DurabilityTest(unittest.TestCase):
+    def test_restart_on_an_existing_database(self):
+        with tempfile.TemporaryDirectory() as workdir:
+            daemon = Daemon(workdir)
+            _, first, _ = daemon.request("POST", "/v1/evaluate", {"task": "vector_add", "source": variant("r")})
+            daemon.stop()
+            daemon = Daemon(workdir)
+            try:
+                _, again, _ = daemon.request("POST", "/v1/evaluate", {"task": "vector_add", "source": variant("r")})
+                self.assertTrue(again["cached"])
+                self.assertEqual(again["id"], first["id"])
+            finally:
+                daemon.stop()
+            exported = subprocess.run([CUDAPERFD, "export", "--db", daemon.db, "--format", "jsonl"],
+                                      capture_output=True, text=True, timeout=60)
+            lines = [json.loads(l) for l in exported.stdout.splitlines()]
+            self.assertEqual(len(lines), 1)
+            self.assertEqual(lines[0]["task"], "vector_add")
+            self.assertIn("speedup", lines[0])
+            self.assertIn("features", lines[0])
+
+    def test_kill_9_during_a_batch_loses_no_answered_evaluation(self):
+        with tempfile.TemporaryDirectory() as workdir:
+            daemon = Daemon(workdir)
+            answered = []
+            lock = threading.Lock()
+
+            def single(i):
+                try:
+                    status, body, _ = daemon.request("POST", "/v1/evaluate",
+                                                     {"task": "vector_add", "source": variant("single-%d" % i)},
+                                                     timeout=60)
+                    if status == 200:
+                        with lock:
+                            answered.append(body["key"] if "key" in body else body["id"])
+                except (ConnectionError, OSError, http.client.HTTPException):
+                    pass
+
+            def run_batch():
+                try:
+                    daemon.request("POST", "/v1/evaluate_batch",
+                                   {"items": [{"task": "vector_add", "source": variant("batch9-%d" % i)}
+                                              for i in range(8)]}, timeout=60)
+                except (ConnectionError, OSError, http.client.HTTPException):
+                    pass  # killed mid-batch, as intended
+
+            batch = threading.Thread(target=run_batch)
+            batch.daemon = True
+            batch.start()
+            singles = [threading.Thread(target=single, args=(i,)) for i in range(6)]
+            for t in singles:
+                t.start()
+                time.sleep(0.4)
+            while len(answered) < 2:
+                time.sleep(0.1)
+            daemon.process.kill()  # kill -9, mid-batch
+            daemon.process.wait()
+            for t in singles:
+                t.join()
+            with lock:
+                keys = list(answered)
+            database = sqlite3.connect(daemon.db)
+            self.assertEqual(database.execute("PRAGMA integrity_check").fetchone()[0], "ok")
+            stored = {row[0] for row in database.execute("SELECT request_key FROM evaluations")}
+            database.close()
+            self.assertTrue(set(keys) <= stored, (keys, stored))
+            daemon.stop()
+            restarted = Daemon(workdir)
+            try:
+                self.assertEqual(restarted.request("GET", "/healthz")[0], 200)
+            finally:
+                restarted.stop()
+
+
+if __name__ == "__main__":
+    unittest.main(argv=[sys.argv[0], "-v"])
