@@ -104,6 +104,9 @@ EvaluationStore::EvaluationStore(const std::filesystem::path &file) : file_(file
     sqlite3_close(db_);
     throw std::runtime_error("database " + file.string() + ": " + message);
   }
+  // Sources and results are not for the sandboxed candidates (another user);
+  // SQLite gives the -wal and -shm files the database's permissions.
+  std::filesystem::permissions(file, std::filesystem::perms::owner_read | std::filesystem::perms::owner_write);
   sqlite3_busy_timeout(db_, 5000);
   // WAL with synchronous=NORMAL: a committed transaction survives the
   // process being killed (the WAL is in the OS's hands once written).

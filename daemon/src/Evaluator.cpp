@@ -141,10 +141,12 @@ Evaluator::Evaluator(DaemonConfig config, EvaluationStore &store, TaskCatalog &c
     HarnessOptions options;
     options.runner = runner;
     options.limits.wallSeconds = options.limits.cpuSeconds = config_.harnessWallSeconds;
+    // The task folders are world-readable sources: hidden. The reference
+    // outputs, the compiled references and the store are the daemon's own
+    // (mode 0700 folders, a 0600 database), out of the sandbox user's reach.
     options.limits.hiddenPaths = {std::filesystem::absolute(config_.tasksDir).string(),
                                   std::filesystem::absolute(config_.cacheDir / "reference-outputs").string(),
-                                  std::filesystem::absolute(config_.cacheDir / "references").string(),
-                                  std::filesystem::absolute(config_.dbFile).parent_path().string()};
+                                  std::filesystem::absolute(config_.cacheDir / "references").string()};
     gpus_.push_back(std::make_unique<GpuQueue>(gpu, options, config_.workerBatch, metrics_));
   }
   for (const auto &queue : gpus_) {

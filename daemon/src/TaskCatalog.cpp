@@ -22,6 +22,7 @@ TaskCatalog::TaskCatalog(const std::filesystem::path &tasksDir, const std::files
                          CandidateCompiler &compiler)
     : tasksDir_(tasksDir), cacheDir_(cacheDir / "references"), compiler_(compiler), tasks_(loadSuite(tasksDir)) {
   std::filesystem::create_directories(cacheDir_);
+  std::filesystem::permissions(cacheDir_, std::filesystem::perms::owner_all); // the sandbox user must not read them
   for (const auto &task : tasks_)
     json_[task.name] = readFile(task.directory / "task.json");
 }
