@@ -61,6 +61,22 @@ void closeFd(int &fd) {
   fd = -1;
 }
 
+void closeAllBut(std::vector<int> keep) {
+  keep.push_back(STDIN_FILENO);
+  keep.push_back(STDOUT_FILENO);
+  keep.push_back(STDERR_FILENO);
+  std::sort(keep.begin(), keep.end());
+  unsigned from = 0;
+  for (int fd : keep) {
+    if (fd < 0)
+      continue;
+    if (static_cast<unsigned>(fd) > from)
+      close_range(from, static_cast<unsigned>(fd) - 1, 0);
+    from = std::max(from, static_cast<unsigned>(fd) + 1);
+  }
+  close_range(from, ~0u, 0);
+}
+
 // Runs in the program's process, right before exec.
 [[noreturn]] void execProgram(const Request &request, const Limits &limits, const std::string &workDir, const Pipe &in,
                               const Pipe &out, const Pipe &err, int statusFd) {
@@ -185,6 +201,10 @@ bool isolateFilesystem(const Limits &limits, const std::string &workDir, bool &m
 // when the program ends, the kernel kills everything it left behind.
 [[noreturn]] void supervise(const Request &request, const Limits &limits, const std::string &workDir, const Pipe &in,
                             const Pipe &out, const Pipe &err, int statusFd) {
+  // In a threaded caller (the daemon), other runs' pipes were open when we
+  // forked: keeping them would hold their stdin open (a program waiting for
+  // EOF never gets it) and their stdout readers waiting. Keep only ours.
+  closeAllBut({in.read, out.write, err.write, statusFd});
   setpgid(0, 0);
   const bool root = geteuid() == 0;
   int flags = 0;

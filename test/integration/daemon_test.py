@@ -258,6 +258,20 @@ class DaemonTest(unittest.TestCase):
             self.assertEqual(response.status, 200)
         connection.close()
 
+    def test_trainer_examples(self):
+        os.environ["CUDAPERF_URLS"] = "http://127.0.0.1:%d" % self.daemon.port
+        sys.path.insert(0, os.path.join(TASKS, "..", "docs", "examples"))
+        import trl_reward
+        import verl_compute_score
+        completion = "Here it is:\n```cuda\n%s```\n" % variant("example")
+        rewards = trl_reward.cudaperf_reward(["p", "p"], [completion, "no code at all"], task=["vector_add"] * 2)
+        self.assertEqual(len(rewards), 2)
+        self.assertEqual(rewards[1], -3.0)  # does not compile
+        score = verl_compute_score.compute_score("cudaperf", completion, "vector_add", {"task": "vector_add"})
+        self.assertIn("score", score)
+        batch = verl_compute_score.compute_score_batch(["d"] * 2, [completion, "x"], ["vector_add"] * 2, [{}, {}])
+        self.assertEqual(batch[1]["score"], -3.0)
+
     def test_client_cli(self):
         if not CLIENT:
             self.skipTest("no client given")

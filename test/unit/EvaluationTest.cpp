@@ -9,9 +9,11 @@
 
 #include <boost/json.hpp>
 
+#include <atomic>
 #include <csignal>
 #include <cstring>
 #include <fstream>
+#include <thread>
 #include <unistd.h>
 
 using namespace cudaperf;
@@ -79,6 +81,21 @@ TEST(ReferenceOutputs, CachedOnDiskPerTaskReferenceAndSeed) {
   for (const auto &entry : std::filesystem::directory_iterator(cache)) // not readable by the sandbox user
     EXPECT_EQ(entry.status().permissions() & std::filesystem::perms::others_read, std::filesystem::perms::none);
   std::filesystem::remove_all(cache);
+}
+
+TEST(ReferenceOutputs, ConcurrentEvaluationsOfATaskComputeItOnce) {
+  const TaskSpec task = parseTask(kTaskJson, "scale");
+  ReferenceOutputs outputs("");
+  std::vector<std::thread> threads;
+  std::atomic<int> computed{0};
+  for (int i = 0; i < 4; ++i)
+    threads.emplace_back([&] {
+      if (!outputs.compute(task, kTaskJson, CUDAPERF_SCALE_REFERENCE, 3, 2, true).fromCache)
+        ++computed;
+    });
+  for (auto &thread : threads)
+    thread.join();
+  EXPECT_EQ(computed.load(), 1);
 }
 
 TEST(ReferenceOutputs, DegenerateTaskIsRejected) {

@@ -13,7 +13,9 @@
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <thread>
 #include <unistd.h>
+#include <vector>
 
 using namespace cudaperf::sandbox;
 
@@ -267,4 +269,26 @@ TEST(Sandbox, SilenceOnStdoutIsAPerAnswerDeadline) {
   EXPECT_EQ(result.outcome, Outcome::WallTimeout) << toString(result.outcome);
   EXPECT_NE(result.stdoutText.find("answer 5"), std::string::npos);
   EXPECT_LT(result.wallSeconds, 5.0);
+}
+
+TEST(Sandbox, ConcurrentRunsDoNotHoldEachOthersPipes) {
+  // Each run reads its stdin to EOF: a pipe end inherited by another run's
+  // supervisor would keep it waiting until the wall clock.
+  Limits limits = quick();
+  limits.wallSeconds = 20;
+  std::vector<std::thread> threads;
+  std::vector<Result> results(32);
+  for (int i = 0; i < 32; ++i)
+    threads.emplace_back([&, i] {
+      Request request;
+      request.argv = {"/bin/sh", "-c", "cat > /dev/null; sleep 1; echo done"};
+      request.stdinData = std::string(1 << 20, 'x'); // more than a pipe holds: written while others fork
+      results[i] = run(request, limits);
+    });
+  for (auto &thread : threads)
+    thread.join();
+  for (const auto &result : results) {
+    EXPECT_EQ(result.outcome, Outcome::Exited) << toString(result.outcome);
+    EXPECT_LT(result.wallSeconds, 10.0);
+  }
 }

@@ -10,6 +10,8 @@
 #include "cudaperf/daemon/TaskData.h"
 
 #include <filesystem>
+#include <map>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -38,8 +40,13 @@ public:
                         bool measureCpuBaseline);
 
 private:
+  std::mutex &keyMutex(const std::string &key);
   std::filesystem::path cacheDirectory_;
   std::mutex mutex_;
+  // One computation per key at a time: concurrent evaluations of a task wait
+  // for the first instead of running the (seconds-long) CPU baseline again.
+  std::map<std::string, std::unique_ptr<std::mutex>> keyMutexes_;
+  std::map<std::string, ReferenceData> memory_; // recent results, also without a cache directory
 };
 
 // Bytes the expected outputs of one evaluation take (the harness checks the blob's size).
