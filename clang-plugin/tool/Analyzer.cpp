@@ -48,13 +48,19 @@ inMemoryFiles(const std::vector<std::pair<std::string, std::string>> &files) {
 // Runs a Clang invocation on a thread with a large stack (Sema recurses
 // deeply on some broken inputs; as the clang driver does, note where the
 // stack starts so Sema moves to fresh stacks when it runs low).
-bool runOnLargeStack(clang::tooling::ToolInvocation &invocation) {
+// What Clang prints goes to `diagnostics`.
+bool runOnLargeStack(clang::tooling::ToolInvocation &invocation, std::string &diagnostics) {
+  llvm::raw_string_ostream stream(diagnostics);
+  auto diagnosticOptions = llvm::makeIntrusiveRefCnt<clang::DiagnosticOptions>();
+  clang::TextDiagnosticPrinter printer(stream, diagnosticOptions.get());
+  invocation.setDiagnosticConsumer(&printer);
   bool ran = false;
   llvm::thread parser(std::optional<unsigned>(kParserStackBytes), [&] {
     clang::noteBottomOfStack();
     ran = invocation.run();
   });
   parser.join();
+  stream.flush();
   return ran;
 }
 } // namespace
@@ -110,12 +116,7 @@ SourceAnalysis analyzeSource(std::string_view source, std::string_view fileName,
       options, [&result](TranslationUnitReport &&report) { result.reports.push_back(std::move(report)); });
   clang::tooling::ToolInvocation invocation(commandLine, std::move(action), fileManager.get());
   std::string diagnosticText;
-  llvm::raw_string_ostream diagnosticStream(diagnosticText);
-  auto diagnosticOptions = llvm::makeIntrusiveRefCnt<clang::DiagnosticOptions>();
-  clang::TextDiagnosticPrinter printer(diagnosticStream, diagnosticOptions.get());
-  invocation.setDiagnosticConsumer(&printer);
-  const bool ran = runOnLargeStack(invocation);
-  diagnosticStream.flush();
+  const bool ran = runOnLargeStack(invocation, diagnosticText);
   result.parsed = ran || !result.reports.empty();
   result.compilerDiagnostics = std::move(diagnosticText);
   return result;
@@ -133,12 +134,7 @@ std::string buildAnalysisPreamble(const AnalysisOptions &options, const std::str
   clang::tooling::ToolInvocation invocation(commandLine, std::make_unique<clang::GeneratePCHAction>(),
                                             fileManager.get());
   std::string diagnosticText;
-  llvm::raw_string_ostream diagnosticStream(diagnosticText);
-  auto diagnosticOptions = llvm::makeIntrusiveRefCnt<clang::DiagnosticOptions>();
-  clang::TextDiagnosticPrinter printer(diagnosticStream, diagnosticOptions.get());
-  invocation.setDiagnosticConsumer(&printer);
-  const bool ran = runOnLargeStack(invocation);
-  diagnosticStream.flush();
+  const bool ran = runOnLargeStack(invocation, diagnosticText);
   if (!ran || !llvm::sys::fs::exists(file))
     return diagnosticText.empty() ? "the precompiled header was not written" : diagnosticText;
   return "";
