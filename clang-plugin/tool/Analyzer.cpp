@@ -129,7 +129,10 @@ std::string buildAnalysisPreamble(const AnalysisOptions &options, const std::str
   std::vector<std::string> commandLine = {"clang++", "-c"};
   for (std::string &arg : analysisCompilerArgs(plain, {}))
     commandLine.push_back(std::move(arg));
-  commandLine.insert(commandLine.end(), {std::string("-I") + kCompatDirectory, "-o", file, source});
+  // Templates instantiated while building the header, once: otherwise every
+  // analysis instantiates <cmath>'s special functions again (90 ms of 110).
+  commandLine.insert(commandLine.end(), {std::string("-I") + kCompatDirectory, "-Xclang", "-fpch-instantiate-templates",
+                                         "-o", file, source});
   auto fileManager = inMemoryFiles({});
   clang::tooling::ToolInvocation invocation(commandLine, std::make_unique<clang::GeneratePCHAction>(),
                                             fileManager.get());
