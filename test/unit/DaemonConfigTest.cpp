@@ -1,0 +1,60 @@
+// cudaperfd's settings: defaults, config file, flags, and errors naming the key.
+#include "cudaperf/daemon/DaemonConfig.h"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <unistd.h>
+
+using namespace cudaperf;
+
+namespace {
+
+std::string messageOf(const std::vector<std::string> &args) {
+  try {
+    configFromArguments(args);
+  } catch (const std::invalid_argument &error) {
+    return error.what();
+  }
+  return "accepted";
+}
+
+} // namespace
+
+TEST(DaemonConfig, FlagsOverrideDefaults) {
+  const DaemonConfig config =
+      configFromArguments({"--listen", "0.0.0.0:9000", "--gpus", "0,1", "--cpu-workers", "4", "--lambda-str", "0.5",
+                           "--speedup-baseline", "gpu", "--precompiled-headers", "false"});
+  EXPECT_EQ(config.listenAddress, "0.0.0.0");
+  EXPECT_EQ(config.port, 9000);
+  EXPECT_EQ(config.gpus, (std::vector<int>{0, 1}));
+  EXPECT_TRUE(config.gpusGiven);
+  EXPECT_EQ(config.cpuWorkers, 4u);
+  EXPECT_DOUBLE_EQ(config.reward.lambdaStr, 0.5);
+  EXPECT_EQ(config.reward.baseline, SpeedupBaseline::Gpu);
+  EXPECT_FALSE(config.precompiledHeaders);
+  EXPECT_EQ(config.maxBodyBytes, 1u << 20); // untouched default
+}
+
+TEST(DaemonConfig, FileThenFlags) {
+  const std::string file = "/tmp/cudaperfd-config-test-" + std::to_string(getpid()) + ".json";
+  std::ofstream(file) << R"({"listen": "127.0.0.1:7000", "queue_capacity": 8, "reward": {"alpha_cv": 1.5},
+                            "gpus": []})";
+  const DaemonConfig config = configFromArguments({"--config", file, "--queue-capacity", "16"});
+  std::remove(file.c_str());
+  EXPECT_EQ(config.port, 7000);
+  EXPECT_EQ(config.queueCapacity, 16u); // the flag wins
+  EXPECT_DOUBLE_EQ(config.reward.alphaCv, 1.5);
+  EXPECT_TRUE(config.gpus.empty());
+  EXPECT_TRUE(config.gpusGiven); // an empty list means: no GPU
+}
+
+TEST(DaemonConfig, ErrorsNameTheKey) {
+  EXPECT_NE(messageOf({"--listen", "nonsense"}).find("--listen"), std::string::npos);
+  EXPECT_NE(messageOf({"--queue-capacity", "-3"}).find("must be positive"), std::string::npos);
+  EXPECT_NE(messageOf({"--no-such-setting", "1"}).find("unknown setting 'no_such_setting'"), std::string::npos);
+  EXPECT_NE(messageOf({"--gpus", "0,x"}).find("'x' is not a GPU index"), std::string::npos);
+  EXPECT_NE(messageOf({"--log-level", "loud"}).find("--log-level"), std::string::npos);
+  EXPECT_NE(messageOf({"--tasks"}).find("needs a value"), std::string::npos);
+  EXPECT_NE(messageOf({"--config", "/nonexistent/cudaperfd.json"}).find("cannot read"), std::string::npos);
+}

@@ -1,0 +1,95 @@
+// The ranker's forward pass (the daemon's R_str) against hand-computed
+// values, and the validation of ranker.json.
+#include "cudaperf/contracts/Ranker.h"
+
+#include <gtest/gtest.h>
+
+#include <boost/json.hpp>
+
+using namespace cudaperf;
+namespace json = boost::json;
+
+namespace {
+
+json::object document() {
+  json::array names, mu, sigma, w1, w2;
+  for (std::size_t i = 0; i < kFeatureCount; ++i) {
+    names.push_back(json::value(std::string(kFeatureNames[i])));
+    mu.push_back(i == 0 ? 0.5 : 0.0);
+    sigma.push_back(i == 0 ? 0.25 : 1.0);
+  }
+  // Hidden layer of 2: h0 = relu(coal_hat), h1 = relu(-coal_hat + occ_hat); score = 2 h0 - h1 + 0.5.
+  json::array row0(kFeatureCount, 0.0), row1(kFeatureCount, 0.0), output;
+  output.push_back(json::array{2.0, -1.0}); // one row (a braced array of an array would copy it)
+  row0[0] = 1.0;
+  row1[0] = -1.0;
+  row1[2] = 1.0;
+  return json::object{{"features", names},
+                      {"mu", mu},
+                      {"sigma", sigma},
+                      {"activation", "relu"},
+                      {"layers", json::array{json::object{{"weights", json::array{row0, row1}}, {"bias", {0.0, 0.0}}},
+                                             json::object{{"weights", output}, {"bias", {0.5}}}}}};
+}
+
+} // namespace
+
+TEST(Ranker, ForwardPassMatchesHandComputedValues) {
+  const RankerModel model = rankerFromJson(document());
+  FeatureVector features;
+  features.coal = 1.0; // coal_hat = (1 - 0.5) / 0.25 = 2
+  features.occ = 1.0;  // occ_hat = 1
+  // h0 = relu(2) = 2, h1 = relu(-2 + 1) = 0: score = 4 - 0 + 0.5.
+  EXPECT_DOUBLE_EQ(rankerScore(model, features), 4.5);
+  features.coal = 0.25; // coal_hat = -1: h0 = 0, h1 = relu(1 + 1) = 2: score = -2 + 0.5
+  EXPECT_DOUBLE_EQ(rankerScore(model, features), -1.5);
+}
+
+TEST(Ranker, TanhActivation) {
+  json::object doc = document();
+  doc["activation"] = "tanh";
+  const RankerModel model = rankerFromJson(doc);
+  FeatureVector features;
+  features.coal = 1.0;
+  features.occ = 1.0;
+  EXPECT_NEAR(rankerScore(model, features), 2 * std::tanh(2.0) - std::tanh(-1.0) + 0.5, 1e-12);
+}
+
+TEST(Ranker, RoundTrip) {
+  const RankerModel model = rankerFromJson(document());
+  const RankerModel again = rankerFromJson(rankerToJson(model));
+  FeatureVector features;
+  features.coal = 0.7;
+  features.occ = 0.4;
+  features.ai = 3;
+  EXPECT_DOUBLE_EQ(rankerScore(model, features), rankerScore(again, features));
+}
+
+TEST(Ranker, ErrorsNameTheField) {
+  auto message = [](json::object doc) {
+    try {
+      rankerFromJson(doc);
+    } catch (const std::invalid_argument &error) {
+      return std::string(error.what());
+    }
+    return std::string("accepted");
+  };
+  json::object doc = document();
+  doc["features"].as_array()[3] = "divergence";
+  EXPECT_NE(message(doc).find("features[3]"), std::string::npos) << message(doc);
+  doc = document();
+  doc["sigma"].as_array()[1] = 0.0;
+  EXPECT_NE(message(doc).find("sigma[1]"), std::string::npos);
+  doc = document();
+  doc["layers"].as_array()[0].as_object()["weights"].as_array()[1].as_array().pop_back();
+  EXPECT_NE(message(doc).find("layers[0].weights[1]"), std::string::npos);
+  doc = document();
+  doc["layers"].as_array().pop_back();
+  EXPECT_NE(message(doc).find("one output"), std::string::npos);
+  doc = document();
+  doc["mu"].as_array()[0] = "x";
+  EXPECT_NE(message(doc).find("mu[0]"), std::string::npos);
+  doc = document();
+  doc.erase("layers");
+  EXPECT_NE(message(doc).find("layers"), std::string::npos);
+}
