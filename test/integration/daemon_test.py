@@ -308,6 +308,31 @@ class LimitsTest(unittest.TestCase):
                 daemon.stop()
 
 
+class GpuQueuePathTest(unittest.TestCase):
+    """--gpus 0 forces the GPU path (reference outputs, GPU queue, sandboxed
+    harness with hidden paths) even here: without a device the harness loads
+    each candidate and answers no_gpu, so every step but the kernels runs."""
+
+    def test_batch_goes_through_the_sandboxed_harness(self):
+        with tempfile.TemporaryDirectory() as workdir:
+            daemon = Daemon(workdir, "--gpus", "0", "--harness-wall-seconds", "20")
+            try:
+                items = [{"task": "vector_add", "source": variant("queue-path-%d" % i)} for i in range(6)]
+                start = time.time()
+                status, body, _ = daemon.request("POST", "/v1/evaluate_batch", {"items": items}, timeout=600)
+                self.assertEqual(status, 200, body)
+                self.assertLess(time.time() - start, 300)
+                for result in body["results"]:
+                    # Answered by the harness itself (it loaded the candidate), not a start or load failure.
+                    self.assertIn(result["status"], ("no_gpu", "ok"), result)
+                    self.assertIn("sandbox", result, result)
+                    self.assertEqual(result["sandbox"]["outcome"], "exited", result)
+                    if os.geteuid() == 0:
+                        self.assertTrue(result["sandbox"]["filesystem_isolated"], result)
+            finally:
+                daemon.stop()
+
+
 class DurabilityTest(unittest.TestCase):
     def test_restart_on_an_existing_database(self):
         with tempfile.TemporaryDirectory() as workdir:
