@@ -81,11 +81,15 @@ void GpuQueue::serve() {
       wake_.wait(lock, [&] { return stopping_ || !pending_.empty(); });
       if (pending_.empty())
         return; // stopping, nothing left
-      // The oldest evaluation and the others of its task (same reference data): one warm harness.
+      // The oldest evaluation and the others of its task waiting with it: one warm harness.
       batch.push_back(std::move(pending_.front()));
       pending_.pop_front();
       for (auto it = pending_.begin(); it != pending_.end() && batch.size() < batch_;) {
-        if (it->reference == batch.front().reference && it->job.baseline == batch.front().job.baseline) {
+        // Same task, seed and trials: the same expected outputs and benchmark inputs.
+        const HarnessJob &first = batch.front().job;
+        if (it->job.task == first.task && it->job.seed == first.seed &&
+            it->job.effectiveTrials() == first.effectiveTrials() && it->job.baseline == first.baseline &&
+            it->job.runs == first.runs && it->job.warmup == first.warmup) {
           batch.push_back(std::move(*it));
           it = pending_.erase(it);
         } else {
