@@ -182,14 +182,6 @@ Placed clone(const Placed &pristine, const std::vector<ArgumentData> &arguments,
   return placed;
 }
 
-std::size_t expectedBytesAt(const TaskSpec &task, std::size_t sizeIndex) {
-  std::size_t bytes = 0;
-  for (const auto &spec : task.args)
-    if (spec.pointer && spec.intent != Intent::In)
-      bytes += evaluateSizeExpression(spec.size, task.correctnessSizes[sizeIndex]) * elementBytes(spec.type);
-  return bytes;
-}
-
 double median(std::vector<double> values) {
   if (values.empty())
     return 0;
@@ -330,12 +322,10 @@ json::object evaluate(const Settings &settings) {
   if (const cudaError_t status = cudaGetDeviceCount(&devices); status != cudaSuccess || devices == 0)
     throw NoGpu(status != cudaSuccess ? cudaGetErrorString(status) : "no CUDA device");
   // The expected outputs, test by test, in the order ReferenceOutputs wrote them.
-  std::size_t expectedBytes = 0;
-  for (std::size_t s = 0; s < task.correctnessSizes.size(); ++s)
-    expectedBytes += expectedBytesAt(task, s);
-  if (settings.expected.size() != expectedBytes * settings.trials)
+  const std::size_t expectedBytes = expectedBlobBytes(task, static_cast<std::size_t>(settings.trials));
+  if (settings.expected.size() != expectedBytes)
     throw std::invalid_argument("expected outputs: " + std::to_string(settings.expected.size()) + " bytes, not " +
-                                std::to_string(expectedBytes * settings.trials));
+                                std::to_string(expectedBytes));
   const bool device = task.memory == MemoryMode::Device;
   KernelTrace &trace = kernelTrace();
 
@@ -346,7 +336,7 @@ json::object evaluate(const Settings &settings) {
   std::size_t expectedOffset = 0;
   std::size_t largestSize = 0;
   for (std::size_t s = 1; s < task.correctnessSizes.size(); ++s)
-    if (expectedBytesAt(task, s) > expectedBytesAt(task, largestSize))
+    if (expectedOutputBytes(task, s) > expectedOutputBytes(task, largestSize))
       largestSize = s;
   json::array largestActivity;
   std::string noKernels;

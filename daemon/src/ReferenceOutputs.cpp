@@ -88,15 +88,6 @@ ReferenceOutputs::ReferenceOutputs(std::filesystem::path cacheDirectory) : cache
   }
 }
 
-std::size_t expectedBlobBytes(const TaskSpec &task, std::size_t trials) {
-  std::size_t bytes = 0;
-  for (const auto &sizes : task.correctnessSizes)
-    for (const auto &spec : task.args)
-      if (isOutput(spec))
-        bytes += static_cast<std::size_t>(evaluateSizeExpression(spec.size, sizes)) * elementBytes(spec.type);
-  return bytes * trials;
-}
-
 std::string degenerateOutput(const TaskSpec &task, const std::vector<std::vector<HostBuffer>> &tests) {
   std::size_t output = 0;
   for (const auto &spec : task.args) {

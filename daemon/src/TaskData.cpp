@@ -171,6 +171,22 @@ std::uint64_t testSeed(std::uint64_t seed, std::size_t trial, std::size_t sizeIn
   return seed * 1000003ull + trial * 101ull + sizeIndex;
 }
 
+std::size_t expectedOutputBytes(const TaskSpec &task, std::size_t sizeIndex) {
+  std::size_t bytes = 0;
+  for (const auto &spec : task.args)
+    if (spec.pointer && spec.intent != Intent::In)
+      bytes += static_cast<std::size_t>(evaluateSizeExpression(spec.size, task.correctnessSizes[sizeIndex])) *
+               elementBytes(spec.type);
+  return bytes;
+}
+
+std::size_t expectedBlobBytes(const TaskSpec &task, std::size_t trials) {
+  std::size_t bytes = 0;
+  for (std::size_t s = 0; s < task.correctnessSizes.size(); ++s)
+    bytes += expectedOutputBytes(task, s);
+  return bytes * trials;
+}
+
 std::vector<ArgumentData> generateArguments(const TaskSpec &task, const SizeBinding &sizes, std::uint64_t seed,
                                             std::size_t trial) {
   std::vector<ArgumentData> arguments;

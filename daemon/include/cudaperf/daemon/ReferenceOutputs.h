@@ -49,9 +49,6 @@ private:
   std::map<std::string, ReferenceData> memory_; // recent results, also without a cache directory
 };
 
-// Bytes the expected outputs of one evaluation take (the harness checks the blob's size).
-std::size_t expectedBlobBytes(const TaskSpec &task, std::size_t trials);
-
 // Names the output that is degenerate over `tests` (each: one HostBuffer per
 // output argument), or returns an empty string.
 std::string degenerateOutput(const TaskSpec &task, const std::vector<std::vector<HostBuffer>> &tests);

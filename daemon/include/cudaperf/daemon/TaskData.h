@@ -36,6 +36,12 @@ std::vector<ArgumentData> generateArguments(const TaskSpec &task, const SizeBind
 // The seed of one correctness test: the trusted side that computes the
 // expected outputs and the harness that runs the candidate draw the same inputs.
 std::uint64_t testSeed(std::uint64_t seed, std::size_t trial, std::size_t sizeIndex);
+// Bytes of the out and inout buffers at one correctness size: the expected
+// outputs of one test, as the trusted side writes them and the harness reads them.
+std::size_t expectedOutputBytes(const TaskSpec &task, std::size_t sizeIndex);
+// Bytes the expected outputs of one evaluation take: every size, `trials` times.
+std::size_t expectedBlobBytes(const TaskSpec &task, std::size_t trials);
+
 // The seed of the benchmark inputs (timing and the CPU baseline).
 inline std::uint64_t benchmarkSeed(std::uint64_t seed) { return seed ^ 0xBE9C4ull; }
 
