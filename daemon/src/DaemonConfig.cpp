@@ -2,6 +2,8 @@
 
 #include <boost/json.hpp>
 
+#include <algorithm>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
@@ -199,6 +201,11 @@ DaemonConfig configFromArguments(const std::vector<std::string> &arguments) {
     std::replace(key.begin(), key.end(), '-', '_');
     apply(config, key, json::value(value), "flag " + flag);
   }
+  // Resolved once, against the directory the daemon starts in: the sandboxed
+  // compiles and the harness run elsewhere and would miss a relative path.
+  for (auto *path : {&config.tasksDir, &config.dbFile, &config.cacheDir, &config.rankerFile})
+    if (!path->empty())
+      *path = std::filesystem::absolute(*path);
   return config;
 }
 

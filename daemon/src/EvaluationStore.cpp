@@ -162,7 +162,8 @@ std::int64_t EvaluationStore::count() {
 
 std::int64_t EvaluationStore::exportJsonl(std::ostream &out) {
   std::lock_guard lock(mutex_);
-  Statement query(db_, "SELECT id, created_at, task, status, result_json FROM evaluations ORDER BY id");
+  Statement query(db_, "SELECT id, created_at, task, status, result_json, source_hash, gpu FROM evaluations "
+                       "ORDER BY id");
   std::int64_t rows = 0;
   while (query.step() == SQLITE_ROW) {
     boost::system::error_code error;
@@ -171,7 +172,8 @@ std::int64_t EvaluationStore::exportJsonl(std::ostream &out) {
       continue;
     const json::object &object = result.get_object();
     json::object line{
-        {"id", query.integer(0)}, {"time", query.text(1)}, {"task", query.text(2)}, {"status", query.text(3)}};
+        {"id", query.integer(0)},     {"time", query.text(1)},        {"task", query.text(2)},
+        {"status", query.text(3)}, {"source_hash", query.text(5)}, {"gpu", query.text(6)}};
     const auto speedup = number(object, {"timing", "speedup"});
     line["speedup"] = speedup ? json::value(*speedup) : json::value(nullptr);
     const auto *features = object.if_contains("features");

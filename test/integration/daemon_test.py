@@ -8,6 +8,7 @@ must be in the store afterwards, the database intact).
 usage: daemon_test.py CUDAPERFD TASKS_DIR [CUDAPERF_CLIENT]
 """
 import concurrent.futures
+import hashlib
 import json
 import os
 import signal
@@ -24,6 +25,7 @@ import http.client
 CUDAPERFD, TASKS = sys.argv[1], sys.argv[2]
 CLIENT = sys.argv[3] if len(sys.argv) > 3 else None
 NAIVE = open(os.path.join(TASKS, "vector_add", "variants", "naive.cu")).read()
+FEATURE_KEYS = ["coal", "ai", "occ", "div", "xfer", "atomics", "sync", "kernels", "tpb", "gmem", "ops"]
 
 
 class Daemon:
@@ -352,7 +354,10 @@ class DurabilityTest(unittest.TestCase):
             self.assertEqual(len(lines), 1)
             self.assertEqual(lines[0]["task"], "vector_add")
             self.assertIn("speedup", lines[0])
-            self.assertIn("features", lines[0])
+            self.assertEqual(sorted(lines[0]["features"]), sorted(FEATURE_KEYS))
+            # The join key of scripts/collect-ranker-data: SHA-1 of the source and one NUL byte.
+            self.assertEqual(lines[0]["source_hash"],
+                             hashlib.sha1(variant("r").encode() + b"\0").hexdigest())
 
     def test_kill_9_during_a_batch_loses_no_answered_evaluation(self):
         with tempfile.TemporaryDirectory() as workdir:

@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <fstream>
 #include <unistd.h>
 
@@ -57,4 +58,15 @@ TEST(DaemonConfig, ErrorsNameTheKey) {
   EXPECT_NE(messageOf({"--log-level", "loud"}).find("--log-level"), std::string::npos);
   EXPECT_NE(messageOf({"--tasks"}).find("needs a value"), std::string::npos);
   EXPECT_NE(messageOf({"--config", "/nonexistent/cudaperfd.json"}).find("cannot read"), std::string::npos);
+}
+
+// The sandboxed compiles and the harness run in other directories: a relative
+// path given to the daemon must reach them resolved.
+TEST(DaemonConfig, RelativePathsAreResolvedAtStart) {
+  const DaemonConfig config = configFromArguments({"--cache", "build/cache", "--db", "store.sqlite"});
+  EXPECT_EQ(config.cacheDir, (std::filesystem::current_path() / "build/cache").string());
+  EXPECT_EQ(config.dbFile, (std::filesystem::current_path() / "store.sqlite").string());
+  EXPECT_EQ(configFromArguments({"--tasks", "/srv/tasks"}).tasksDir, "/srv/tasks");
+  EXPECT_EQ(configFromArguments({}).tasksDir, std::filesystem::current_path() / "tasks"); // the default too
+  EXPECT_TRUE(configFromArguments({}).rankerFile.empty());
 }
