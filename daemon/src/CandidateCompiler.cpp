@@ -1,7 +1,5 @@
 #include "cudaperf/daemon/CandidateCompiler.h"
 
-#include <boost/uuid/detail/sha1.hpp>
-
 #include <algorithm>
 #include <cstdio>
 #include <fstream>
@@ -23,25 +21,6 @@ sandbox::Limits CompileOptions::defaultCompileLimits() {
   limits.processes = 4096;
   limits.outputBytes = 256 << 10;
   return limits;
-}
-
-std::string contentKey(const std::vector<std::string> &parts) {
-  boost::uuids::detail::sha1 sha;
-  for (const auto &part : parts) {
-    sha.process_bytes(part.data(), part.size());
-    sha.process_byte(0);
-  }
-  boost::uuids::detail::sha1::digest_type digest;
-  sha.get_digest(digest);
-  // The digest's element type differs between Boost versions; print each in full.
-  std::string hex;
-  char buffer[32];
-  for (auto word : digest) {
-    std::snprintf(buffer, sizeof buffer, "%0*llx", static_cast<int>(sizeof(word) * 2),
-                  static_cast<unsigned long long>(word));
-    hex += buffer;
-  }
-  return hex;
 }
 
 std::vector<std::string> forbiddenSymbols(const std::vector<std::string> &undefinedSymbols,

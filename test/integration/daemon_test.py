@@ -24,6 +24,8 @@ import http.client
 
 CUDAPERFD, TASKS = sys.argv[1], sys.argv[2]
 CLIENT = sys.argv[3] if len(sys.argv) > 3 else None
+TRAINER = sys.argv[4] if len(sys.argv) > 4 else None  # cudaperf-train, where it is built
+BUNDLED_RANKER = os.path.join(TASKS, "data", "ranker.json")
 NAIVE = open(os.path.join(TASKS, "vector_add", "variants", "naive.cu")).read()
 FEATURE_KEYS = ["coal", "ai", "occ", "div", "xfer", "atomics", "sync", "kernels", "tpb", "gmem", "ops"]
 
@@ -410,6 +412,31 @@ class DurabilityTest(unittest.TestCase):
                 self.assertEqual(restarted.request("GET", "/healthz")[0], 200)
             finally:
                 restarted.stop()
+
+
+@unittest.skipUnless(TRAINER, "cudaperf-train not built")
+class TrainedRankerTest(unittest.TestCase):
+    def test_daemon_score_equals_the_trainers(self):
+        """R_str from the daemon (plain C++) equals cudaperf-train's LibTorch score of the same features."""
+        with tempfile.TemporaryDirectory() as workdir:
+            daemon = Daemon(workdir, "--ranker", BUNDLED_RANKER)
+            try:
+                vectors, daemon_scores = [], []
+                for name in sorted(os.listdir(os.path.join(TASKS, "gemm", "variants"))):
+                    source = open(os.path.join(TASKS, "gemm", "variants", name)).read()
+                    status, report, _ = daemon.request("POST", "/v1/analyze", {"source": source})
+                    self.assertEqual(status, 200, report)
+                    vectors.append(json.dumps(report["features"]))
+                    daemon_scores.append(report["r_str"])
+            finally:
+                daemon.stop()
+            scored = subprocess.run([TRAINER, "score", "--ranker", BUNDLED_RANKER], input="\n".join(vectors),
+                                    capture_output=True, text=True, timeout=120, check=True)
+            trainer_scores = [float(x) for x in scored.stdout.split()]
+            self.assertEqual(len(trainer_scores), len(daemon_scores))
+            for ours, theirs in zip(daemon_scores, trainer_scores):
+                self.assertAlmostEqual(ours, theirs, delta=1e-6)
+            self.assertGreater(len(set(daemon_scores)), 1)  # the variants are told apart
 
 
 if __name__ == "__main__":

@@ -4,6 +4,8 @@
 // never serves a stale library.
 #pragma once
 
+#include "cudaperf/contracts/ContentKey.h"
+
 #include "cudaperf/daemon/Sandbox.h"
 
 #include <filesystem>
@@ -59,8 +61,5 @@ private:
 // libraries its task allows (names as in task.json: cublas, cudnn, ...).
 std::vector<std::string> forbiddenSymbols(const std::vector<std::string> &undefinedSymbols,
                                           const std::vector<std::string> &allowedLibraries);
-
-// Hex SHA-1 of the parts, each followed by a NUL so ("ab","c") != ("a","bc").
-std::string contentKey(const std::vector<std::string> &parts);
 
 } // namespace cudaperf

@@ -1,0 +1,198 @@
+// cudaperf-train rank: data parsing and its errors, pairs, rank metrics
+// against hand-computed values, and training on synthetic data where the
+// answer is known (a monotone speed function is recovered, noise is not).
+#include "cudaperf/contracts/HandMapping.h"
+#include "cudaperf/trainer/RankValidation.h"
+
+#include <gtest/gtest.h>
+
+#include <boost/json.hpp>
+
+#include <cmath>
+#include <iostream>
+#include <random>
+#include <sstream>
+
+using namespace cudaperf;
+namespace json = boost::json;
+
+namespace {
+
+std::string line(const std::string &task, double speedup, const FeatureVector &features,
+                 const std::string &status = "ok") {
+  json::object vector;
+  for (std::size_t i = 0; i < kFeatureCount; ++i)
+    vector[kFeatureNames[i]] = features[i];
+  return json::serialize(json::object{{"task", task}, {"status", status}, {"speedup", speedup}, {"features", vector}}) +
+         "\n";
+}
+
+// tasks x variants with random features; speed from `speed(features, rng)`.
+template <typename Speed> std::string synthetic(int tasks, int variants, unsigned seed, Speed speed) {
+  std::mt19937 random(seed);
+  std::normal_distribution<double> normal(0, 1);
+  std::string text;
+  for (int t = 0; t < tasks; ++t)
+    for (int v = 0; v < variants; ++v) {
+      FeatureVector features;
+      for (std::size_t i = 0; i < kFeatureCount; ++i)
+        features[i] = normal(random) + 0.5 * t; // tasks differ in level, as real ones do
+      text += line("task" + std::to_string(t), speed(features, random), features);
+    }
+  return text;
+}
+
+std::string errorOf(const std::string &text) {
+  try {
+    parseRankerData(text, "data.jsonl");
+  } catch (const std::invalid_argument &error) {
+    return error.what();
+  }
+  return "accepted";
+}
+
+RankerTrainingOptions quick() {
+  RankerTrainingOptions options;
+  options.hidden = {16, 16};
+  options.epochs = 200;
+  options.pairs = PairMode::All;
+  return options;
+}
+
+} // namespace
+
+TEST(RankerData, ParsesPassingEvaluationsAndLeavesOutTheRest) {
+  FeatureVector f;
+  const RankerDataset data = parseRankerData(
+      line("a", 2, f) + line("a", 1, f) + line("a", 3, f, "wrong_answer") + line("b", 1, f) + line("b", 4, f) +
+          R"({"task": "b", "status": "no_gpu", "speedup": null, "features": null})" "\n" + line("c", 5, f),
+      "data.jsonl");
+  EXPECT_EQ(data.tasks, (std::vector<std::string>{"a", "b"}));
+  EXPECT_EQ(data.droppedTasks, (std::vector<std::string>{"c"})); // one passing variant
+  EXPECT_EQ(data.samples.size(), 4u);
+  EXPECT_EQ(data.excluded, 2u);
+  EXPECT_EQ(data.hash.size(), 40u);
+}
+
+TEST(RankerData, ErrorsNameTheLineAndTheKey) {
+  FeatureVector f;
+  std::string missing = line("a", 2, f);
+  missing.replace(missing.find("\"gmem\""), 6, "\"gmen\"");
+  EXPECT_EQ(errorOf(line("a", 1, f) + missing), "data.jsonl:2: features.gmem missing");
+  EXPECT_EQ(errorOf(R"({"task": "a", "speedup": 1.5, "features": {"coal": NaN}})"),
+            "data.jsonl:1: not valid JSON (NaN and Infinity are not JSON numbers; features must be finite)");
+  EXPECT_EQ(errorOf(R"({"task": "a", "speedup": 2, "features": {"coal": "nan"}})"),
+            "data.jsonl:1: features.coal must be a finite number");
+  EXPECT_EQ(errorOf(R"({"speedup": 1, "features": {}})"), "data.jsonl:1: \"task\" missing or not a non-empty string");
+  EXPECT_EQ(errorOf(line("a", -1, f)), "data.jsonl:1: \"speedup\" must be a positive finite number");
+  EXPECT_NE(errorOf(R"({"task": "a", "speedup": 2, "features": null})").find("\"features\" missing"),
+            std::string::npos);
+  EXPECT_EQ(errorOf("[1, 2]"), "data.jsonl:1: not a JSON object");
+}
+
+TEST(RankerData, SingleVariantTasksAreAClearError) {
+  FeatureVector f;
+  EXPECT_EQ(errorOf(line("a", 1, f) + line("b", 2, f) + line("c", 3, f)),
+            "data.jsonl: need two or more tasks with two or more passing variants (validation holds whole tasks "
+            "out); found 0; tasks with a single passing variant: a and 2 more");
+}
+
+TEST(RankerData, QuartilePairsTopAgainstBottomWithinATask) {
+  FeatureVector f;
+  std::string text;
+  for (double speed : {1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0}) // n = 8: quarter = 2
+    text += line("a", speed, f);
+  text += line("b", 1.0, f) + line("b", 1.01, f); // a tie within 5 %: no pair
+  const RankerDataset data = parseRankerData(text, "data.jsonl");
+  const auto quartile = rankPairs(data, data.tasks, PairMode::Quartile);
+  ASSERT_EQ(quartile.size(), 4u); // {8, 7} x {2, 1}
+  for (const auto &pair : quartile) {
+    EXPECT_GE(data.samples[pair.faster].speedup, 7.0);
+    EXPECT_LE(data.samples[pair.slower].speedup, 2.0);
+  }
+  EXPECT_EQ(rankPairs(data, data.tasks, PairMode::All).size(), 28u); // 8 choose 2, and no pair in b
+}
+
+TEST(RankMetrics, AgainstHandComputedValues) {
+  // scores 1 2 3 4 vs speeds 1 3 2 4: ranks differ in one swap.
+  // Spearman = 1 - 6 * (0 + 1 + 1 + 0) / (4 * 15) = 0.8; Kendall = (5 - 1) / 6.
+  const std::vector<double> scores{1, 2, 3, 4}, speeds{1, 3, 2, 4};
+  const RankAgreement agreement = rankAgreement(scores, speeds, 1.0);
+  EXPECT_NEAR(agreement.spearman, 0.8, 1e-12);
+  EXPECT_NEAR(agreement.kendall, 4.0 / 6.0, 1e-12);
+  EXPECT_EQ(agreement.pairs, 6u);
+  EXPECT_NEAR(agreement.pairwiseAccuracy, 5.0 / 6.0, 1e-12);
+  // A constant scorer orders nothing: 0, 0 and one half.
+  const RankAgreement constant = rankAgreement({1, 1, 1, 1}, speeds, 1.0);
+  EXPECT_EQ(constant.spearman, 0.0);
+  EXPECT_EQ(constant.kendall, 0.0);
+  EXPECT_EQ(constant.pairwiseAccuracy, 0.5);
+  // Kendall tau-b with a tie in x: pairs (1,2) tied; nc = 5, nd = 0, ties_x = 1: 5 / sqrt(5 * 6).
+  EXPECT_NEAR(kendallTauB({1, 1, 2, 3}, {1, 2, 3, 4}), 5.0 / std::sqrt(30.0), 1e-12);
+}
+
+TEST(HandMapping, AgainstHandComputedValue) {
+  FeatureVector features;
+  features.coal = 0.8; // mapped: enters as is
+  features.occ = 0.4;  // mapped: enters as is
+  features.ai = 3;     // (3 - 1) / 2 = +1
+  features.div = 0.5;  // -(0.5 - 0) / 0.25 = -2
+  features.tpb = 1024; // not scored
+  std::array<double, kFeatureCount> mean{}, stddev{};
+  stddev.fill(1);
+  mean[1] = 1;
+  stddev[1] = 2;
+  stddev[3] = 0.25;
+  mean[8] = 5; // would be -1019 if tpb were scored
+  EXPECT_NEAR(handMappingScore(features, mean, stddev), 0.8 + 0.4 + 1 - 2, 1e-12);
+}
+
+TEST(RankerTraining, RecoversAMonotoneSpeedFunctionOnHeldOutTasks) {
+  // Speed rises with coal and ai and falls with div, nonlinearly (exp, square).
+  const RankerDataset data = parseRankerData(synthetic(16, 12, 1, [](const FeatureVector &f, std::mt19937 &) {
+                                               return std::exp(f.coal + 0.5 * f.ai - 0.2 * f.div * std::abs(f.div));
+                                             }),
+                                             "synthetic");
+  const ValidationReport report = validateByTask(data, quick(), 4, 1);
+  std::cout << "monotone: held-out pairwise accuracy " << scorer(report, "mlp").pairwiseAccuracy.mean
+            << ", Spearman " << scorer(report, "mlp").spearman.mean << "\n";
+  EXPECT_GT(scorer(report, "mlp").pairwiseAccuracy.mean, 0.9);
+  EXPECT_GT(scorer(report, "mlp").spearman.mean, 0.85);
+  EXPECT_NEAR(scorer(report, "random").pairwiseAccuracy.mean, 0.5, 0.1);
+}
+
+TEST(RankerTraining, NoiseOnlyDataStaysNearChance) {
+  const RankerDataset data = parseRankerData(synthetic(12, 10, 2, [](const FeatureVector &, std::mt19937 &random) {
+                                               return std::uniform_real_distribution<double>(1, 10)(random);
+                                             }),
+                                             "noise");
+  const ValidationReport report = validateByTask(data, quick(), 4, 1);
+  std::cout << "noise: held-out pairwise accuracy " << scorer(report, "mlp").pairwiseAccuracy.mean << ", Spearman "
+            << scorer(report, "mlp").spearman.mean << "\n";
+  EXPECT_NEAR(scorer(report, "mlp").pairwiseAccuracy.mean, 0.5, 0.1);
+  EXPECT_NEAR(scorer(report, "mlp").spearman.mean, 0.0, 0.2);
+}
+
+TEST(RankerTraining, DeterministicWithAFixedSeedAndExportRoundTrips) {
+  const RankerDataset data = parseRankerData(synthetic(6, 8, 3, [](const FeatureVector &f, std::mt19937 &) {
+                                               return std::exp(f.ops);
+                                             }),
+                                             "synthetic");
+  RankerTrainingOptions options = quick();
+  options.seed = 7;
+  const RankerModel first = trainRanker(data, data.tasks, options);
+  const RankerModel second = trainRanker(data, data.tasks, options);
+  EXPECT_EQ(json::serialize(rankerToJson(first)), json::serialize(rankerToJson(second)));
+  options.seed = 8;
+  EXPECT_NE(json::serialize(rankerToJson(trainRanker(data, data.tasks, options))),
+            json::serialize(rankerToJson(first)));
+
+  // Exported, parsed back (what the daemon loads): the daemon's plain C++
+  // score equals the trainer's LibTorch score.
+  const RankerModel loaded = rankerFromJson(json::parse(json::serialize(rankerToJson(first))));
+  EXPECT_EQ(loaded.dataHash, data.hash);
+  for (const auto &sample : data.samples) {
+    EXPECT_NEAR(rankerScore(loaded, sample.features), torchRankerScore(first, sample.features), 1e-6);
+    EXPECT_NEAR(rankerScore(loaded, sample.features), rankerScore(first, sample.features), 1e-12);
+  }
+}

@@ -1,0 +1,13 @@
+// The subcommands of cudaperf-train; each throws std::invalid_argument for a
+// bad argument or input, with a message naming it.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace cudaperf {
+
+int rankCommand(const std::vector<std::string> &args);
+int scoreCommand(const std::vector<std::string> &args);
+
+} // namespace cudaperf

@@ -1,0 +1,49 @@
+// Held-out validation of ranking scorers by task, never by row: K folds of
+// whole tasks (repeated with different shuffles); every scorer is judged on
+// each held-out task by how it orders that task's variants against their
+// measured speed.
+#pragma once
+
+#include "cudaperf/trainer/RankMetrics.h"
+#include "cudaperf/trainer/RankerTraining.h"
+
+#include <boost/json/value.hpp>
+
+#include <string>
+#include <vector>
+
+namespace cudaperf {
+
+struct HeldOutTask {
+  std::string task;
+  int repeat = 0;
+  int fold = 0;
+  RankAgreement agreement;
+};
+
+struct MeanStd {
+  double mean = 0;
+  double std = 0; // sample standard deviation over the held-out tasks of all folds and repeats
+};
+
+struct ScorerValidation {
+  std::string name; // mlp, linear, hand_mapping, random
+  std::vector<HeldOutTask> tasks;
+  MeanStd spearman, kendall, pairwiseAccuracy;
+};
+
+struct ValidationReport {
+  int folds = 0;
+  int repeats = 0;
+  std::vector<ScorerValidation> scorers; // mlp, linear, hand_mapping, random
+};
+
+// `mlp` trains the MLP; the linear scorer is trained the same way with no
+// hidden layer; the hand mapping uses the fold's training mu and sigma; the
+// random scorer draws uniform scores. folds is clamped to the number of tasks.
+ValidationReport validateByTask(const RankerDataset &data, const RankerTrainingOptions &mlp, int folds, int repeats);
+
+const ScorerValidation &scorer(const ValidationReport &report, const std::string &name);
+boost::json::value toJson(const ScorerValidation &validation, bool perTask);
+
+} // namespace cudaperf

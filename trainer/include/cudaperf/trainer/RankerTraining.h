@@ -1,0 +1,51 @@
+// Training the structural ranker (LibTorch behind this header, which names
+// no torch type, so only one translation unit pays for torch's headers): an
+// MLP over phi_hat = (phi - mu) / sigma, logistic pairwise loss on pairs of
+// one task's variants, AdamW, early stopping on held-back tasks. The result
+// is the plain RankerModel the daemon scores with.
+#pragma once
+
+#include "cudaperf/contracts/Ranker.h"
+#include "cudaperf/trainer/RankerData.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace cudaperf {
+
+struct RankerTrainingOptions {
+  std::vector<int> hidden{32, 32}; // hidden layer widths; empty: a linear scorer
+  std::string activation = "relu"; // relu or tanh
+  PairMode pairs = PairMode::Quartile;
+  double tieRatio = kDefaultTieRatio;
+  int epochs = 300;            // full-batch passes over the training pairs, at most
+  int patience = 40;           // epochs without a better validation loss before stopping
+  double learningRate = 3e-3;  // AdamW
+  double weightDecay = 1e-2;   // AdamW (decoupled)
+  double validationFraction = 0.2; // of the training tasks, held back for early stopping
+  std::uint64_t seed = 0;
+};
+
+struct TrainingSummary {
+  std::size_t trainPairs = 0;
+  std::size_t validationPairs = 0;
+  std::vector<std::string> validationTasks;
+  int epochsRun = 0;
+  int bestEpoch = 0; // the weights kept: lowest validation loss (last epoch without validation)
+  double trainLoss = 0;
+  double validationLoss = 0;
+};
+
+// Trains on the samples of `tasks`. mu and sigma come from the training split
+// (the tasks not held back for validation); a feature constant there gets
+// sigma 1. Deterministic for a given seed. Throws std::invalid_argument when
+// the tasks give no training pair.
+RankerModel trainRanker(const RankerDataset &data, const std::vector<std::string> &tasks,
+                        const RankerTrainingOptions &options, TrainingSummary *summary = nullptr);
+
+// The model's score computed by LibTorch (the trainer's forward pass), to
+// check the exported file against the daemon's plain C++ rankerScore.
+double torchRankerScore(const RankerModel &model, const FeatureVector &features);
+
+} // namespace cudaperf

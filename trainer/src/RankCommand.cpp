@@ -1,0 +1,222 @@
+// cudaperf-train rank: held-out validation by task, then the exported ranker.
+// cudaperf-train score: the trainer's (LibTorch) score of feature vectors
+// under an exported ranker, to check the daemon's plain C++ against.
+#include "cudaperf/trainer/Commands.h"
+
+#include "cudaperf/trainer/RankValidation.h"
+
+#include <boost/json.hpp>
+
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <sstream>
+#include <stdexcept>
+
+namespace json = boost::json;
+
+namespace cudaperf {
+
+namespace {
+
+using Flags = std::map<std::string, std::string>;
+
+Flags parseFlags(const std::vector<std::string> &args, const std::vector<std::string> &known) {
+  Flags flags;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const std::string &flag = args[i];
+    if (flag.rfind("--", 0) != 0 || std::find(known.begin(), known.end(), flag.substr(2)) == known.end())
+      throw std::invalid_argument("unknown argument '" + flag + "'");
+    if (i + 1 >= args.size())
+      throw std::invalid_argument(flag + " needs a value");
+    flags[flag.substr(2)] = args[++i];
+  }
+  return flags;
+}
+
+double numberFlag(const Flags &flags, const std::string &name, double fallback) {
+  const auto found = flags.find(name);
+  if (found == flags.end())
+    return fallback;
+  try {
+    std::size_t used = 0;
+    const double value = std::stod(found->second, &used);
+    if (used == found->second.size())
+      return value;
+  } catch (const std::exception &) {
+  }
+  throw std::invalid_argument("--" + name + ": expected a number, got '" + found->second + "'");
+}
+
+std::vector<int> hiddenWidths(const std::string &text) {
+  std::vector<int> widths;
+  if (text.empty() || text == "none")
+    return widths; // a linear scorer
+  std::istringstream parts(text);
+  std::string part;
+  while (std::getline(parts, part, ',')) {
+    try {
+      const int width = std::stoi(part);
+      if (width > 0 && std::to_string(width) == part) {
+        widths.push_back(width);
+        continue;
+      }
+    } catch (const std::exception &) {
+    }
+    throw std::invalid_argument("--hidden: expected widths like 32,32 (or none), got '" + text + "'");
+  }
+  return widths;
+}
+
+std::string formatMeanStd(const MeanStd &value) {
+  char buffer[64];
+  std::snprintf(buffer, sizeof buffer, "%6.3f ± %5.3f", value.mean, value.std);
+  return buffer;
+}
+
+void writeJson(const std::filesystem::path &file, const json::value &value) {
+  std::ofstream out(file);
+  out << json::serialize(value) << "\n";
+  if (!out)
+    throw std::runtime_error("cannot write " + file.string());
+}
+
+} // namespace
+
+int rankCommand(const std::vector<std::string> &args) {
+  const Flags flags = parseFlags(args, {"data", "db", "out", "metrics", "pairs", "hidden", "activation", "epochs",
+                                        "patience", "lr", "weight-decay", "seed", "folds", "repeats", "tie-ratio"});
+  if (!flags.count("data") == !flags.count("db"))
+    throw std::invalid_argument("give exactly one of --data FILE.jsonl and --db FILE.sqlite");
+  if (!flags.count("out"))
+    throw std::invalid_argument("--out ranker.json is required");
+  RankerTrainingOptions options;
+  if (flags.count("pairs")) {
+    const std::string &pairs = flags.at("pairs");
+    if (pairs != "quartile" && pairs != "all")
+      throw std::invalid_argument("--pairs: expected quartile or all, got '" + pairs + "'");
+    options.pairs = pairs == "all" ? PairMode::All : PairMode::Quartile;
+  }
+  if (flags.count("hidden"))
+    options.hidden = hiddenWidths(flags.at("hidden"));
+  if (flags.count("activation")) {
+    options.activation = flags.at("activation");
+    if (options.activation != "relu" && options.activation != "tanh")
+      throw std::invalid_argument("--activation: expected relu or tanh");
+  }
+  options.epochs = static_cast<int>(numberFlag(flags, "epochs", options.epochs));
+  options.patience = static_cast<int>(numberFlag(flags, "patience", options.patience));
+  options.learningRate = numberFlag(flags, "lr", options.learningRate);
+  options.weightDecay = numberFlag(flags, "weight-decay", options.weightDecay);
+  options.seed = static_cast<std::uint64_t>(numberFlag(flags, "seed", 0));
+  options.tieRatio = numberFlag(flags, "tie-ratio", options.tieRatio);
+  const int folds = static_cast<int>(numberFlag(flags, "folds", 5));
+  const int repeats = static_cast<int>(numberFlag(flags, "repeats", 3));
+  if (options.epochs < 1 || options.tieRatio < 1)
+    throw std::invalid_argument("--epochs must be >= 1 and --tie-ratio >= 1");
+
+  const std::string source = flags.count("data") ? flags.at("data") : flags.at("db");
+  const RankerDataset data = flags.count("data") ? loadRankerData(source) : loadRankerDataFromStore(source);
+  std::string hidden;
+  for (int width : options.hidden)
+    hidden += (hidden.empty() ? "" : ",") + std::to_string(width);
+  std::cout << "cudaperf-train rank: " << data.samples.size() << " passing evaluations of " << data.tasks.size()
+            << " tasks from " << source << " (" << data.excluded << " not passing left out";
+  if (!data.droppedTasks.empty())
+    std::cout << "; " << data.droppedTasks.size() << " task(s) with one passing variant left out, e.g. "
+              << data.droppedTasks.front();
+  std::cout << ")\npairs: " << (options.pairs == PairMode::All ? "all" : "quartile") << ", tie ratio "
+            << options.tieRatio << "; MLP " << (hidden.empty() ? "none (linear)" : hidden) << " "
+            << options.activation << "; seed " << options.seed << "\n";
+
+  const ValidationReport report = validateByTask(data, options, folds, repeats);
+  std::cout << "held out by task: " << report.folds << " folds x " << report.repeats << " repeats ("
+            << report.scorers.front().tasks.size() << " held-out task evaluations); mean ± std over them\n\n";
+  std::printf("%-14s %-16s %-16s %-16s\n", "scorer", "spearman", "kendall", "pairwise acc");
+  for (const auto &validation : report.scorers)
+    std::printf("%-14s %-16s %-16s %-16s\n", validation.name.c_str(), formatMeanStd(validation.spearman).c_str(),
+                formatMeanStd(validation.kendall).c_str(), formatMeanStd(validation.pairwiseAccuracy).c_str());
+  std::fflush(stdout);
+
+  // The exported model: the same configuration trained on every task.
+  TrainingSummary summary;
+  RankerModel model = trainRanker(data, data.tasks, options, &summary);
+  json::array validationTasks;
+  for (const auto &task : summary.validationTasks)
+    validationTasks.push_back(json::value(task));
+  json::object heldout = toJson(scorer(report, "mlp"), false).as_object();
+  heldout["folds"] = report.folds;
+  heldout["repeats"] = report.repeats;
+  json::object baselines;
+  for (const auto &name : {"linear", "hand_mapping", "random"})
+    baselines[name] = toJson(scorer(report, name), false);
+  model.metrics = json::object{
+      {"heldout", heldout},
+      {"baselines", baselines},
+      {"training",
+       {{"tasks", data.tasks.size()},
+        {"evaluations", data.samples.size()},
+        {"excluded_not_passing", data.excluded},
+        {"pairs", options.pairs == PairMode::All ? "all" : "quartile"},
+        {"train_pairs", summary.trainPairs},
+        {"validation_pairs", summary.validationPairs},
+        {"validation_tasks", validationTasks},
+        {"epochs_run", summary.epochsRun},
+        {"best_epoch", summary.bestEpoch},
+        {"train_loss", summary.trainLoss},
+        {"validation_loss", summary.validationLoss},
+        {"hidden", hidden.empty() ? "none" : hidden},
+        {"seed", options.seed},
+        {"tie_ratio", options.tieRatio}}}};
+  writeJson(flags.at("out"), rankerToJson(model));
+
+  std::filesystem::path metricsFile = flags.count("metrics")
+                                          ? std::filesystem::path(flags.at("metrics"))
+                                          : std::filesystem::path(flags.at("out")).replace_extension(".metrics.json");
+  json::object metrics{{"data", source}, {"data_hash", data.hash}, {"training", model.metrics.at("training")}};
+  json::object scorers;
+  for (const auto &validation : report.scorers)
+    scorers[validation.name] = toJson(validation, true);
+  metrics["scorers"] = std::move(scorers);
+  writeJson(metricsFile, metrics);
+  std::cout << "\nexported model: trained on " << data.tasks.size() - summary.validationTasks.size() << " tasks ("
+            << summary.validationTasks.size() << " held back for early stopping), " << summary.trainPairs
+            << " pairs, best epoch " << summary.bestEpoch << " of " << summary.epochsRun << "\nwrote "
+            << flags.at("out") << " and " << metricsFile.string() << "\n";
+  // Last line: one JSON object for scripts.
+  std::cout << json::serialize(json::object{{"heldout", heldout},
+                                            {"baselines", baselines},
+                                            {"out", flags.at("out")},
+                                            {"metrics", metricsFile.string()}})
+            << std::endl;
+  return 0;
+}
+
+int scoreCommand(const std::vector<std::string> &args) {
+  const Flags flags = parseFlags(args, {"ranker"});
+  if (!flags.count("ranker"))
+    throw std::invalid_argument("--ranker FILE is required");
+  const RankerModel model = loadRanker(flags.at("ranker"));
+  std::string line;
+  while (std::getline(std::cin, line)) {
+    if (line.empty())
+      continue;
+    const json::value parsed = json::parse(line);
+    const json::object &object = parsed.as_object().contains("features") ? parsed.at("features").as_object()
+                                                                         : parsed.as_object();
+    FeatureVector features;
+    for (std::size_t i = 0; i < kFeatureCount; ++i) {
+      const auto *value = object.if_contains(std::string(kFeatureNames[i]));
+      if (!value || !value->is_number())
+        throw std::invalid_argument("features." + std::string(kFeatureNames[i]) + " missing or not a number");
+      features[i] = value->to_number<double>();
+    }
+    char buffer[64];
+    std::snprintf(buffer, sizeof buffer, "%.17g", torchRankerScore(model, features));
+    std::cout << buffer << "\n";
+  }
+  return 0;
+}
+
+} // namespace cudaperf

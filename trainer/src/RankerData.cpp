@@ -1,0 +1,146 @@
+#include "cudaperf/trainer/RankerData.h"
+
+#include "cudaperf/contracts/ContentKey.h"
+
+#include <boost/json.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <stdexcept>
+
+namespace json = boost::json;
+
+namespace cudaperf {
+
+namespace {
+
+[[noreturn]] void fail(std::string_view source, std::size_t line, const std::string &what) {
+  throw std::invalid_argument(std::string(source) + ":" + std::to_string(line) + ": " + what);
+}
+
+} // namespace
+
+std::vector<std::size_t> RankerDataset::samplesOf(const std::string &task) const {
+  std::vector<std::size_t> indices;
+  for (std::size_t i = 0; i < samples.size(); ++i)
+    if (samples[i].task == task)
+      indices.push_back(i);
+  return indices;
+}
+
+RankerDataset parseRankerData(std::string_view text, std::string_view sourceName) {
+  RankerDataset data;
+  data.hash = contentKey({std::string(text)});
+  std::vector<RankerSample> passing;
+  std::istringstream lines{std::string(text)};
+  std::string line;
+  std::size_t number = 0;
+  while (std::getline(lines, line)) {
+    ++number;
+    if (line.find_first_not_of(" \t\r") == std::string::npos)
+      continue;
+    boost::system::error_code error;
+    const json::value parsed = json::parse(line, error);
+    if (error || !parsed.is_object())
+      fail(sourceName, number,
+           line.find("NaN") != std::string::npos || line.find("Infinity") != std::string::npos
+               ? "not valid JSON (NaN and Infinity are not JSON numbers; features must be finite)"
+               : "not a JSON object");
+    const json::object &object = parsed.get_object();
+    const auto *task = object.if_contains("task");
+    if (!task || !task->is_string() || task->get_string().empty())
+      fail(sourceName, number, "\"task\" missing or not a non-empty string");
+    if (const auto *status = object.if_contains("status"); status && !status->is_null()) {
+      if (!status->is_string())
+        fail(sourceName, number, "\"status\" must be a string");
+      if (status->get_string() != "ok") {
+        ++data.excluded;
+        continue;
+      }
+    }
+    const auto *speedup = object.if_contains("speedup");
+    if (!speedup)
+      fail(sourceName, number, "\"speedup\" missing");
+    if (speedup->is_null()) {
+      ++data.excluded;
+      continue;
+    }
+    if (!speedup->is_number() || !(speedup->to_number<double>() > 0) || !std::isfinite(speedup->to_number<double>()))
+      fail(sourceName, number, "\"speedup\" must be a positive finite number");
+    const auto *features = object.if_contains("features");
+    if (!features || !features->is_object())
+      fail(sourceName, number,
+           "\"features\" missing or not an object (evaluated without the analysis library? "
+           "scripts/collect-ranker-data --features adds them)");
+    RankerSample sample;
+    sample.task = task->get_string();
+    if (const auto *variant = object.if_contains("variant"); variant && variant->is_string())
+      sample.variant = variant->get_string();
+    sample.speedup = speedup->to_number<double>();
+    for (std::size_t i = 0; i < kFeatureCount; ++i) {
+      const std::string name(kFeatureNames[i]);
+      const auto *value = features->get_object().if_contains(name);
+      if (!value)
+        fail(sourceName, number, "features." + name + " missing");
+      if (!value->is_number() || !std::isfinite(value->to_number<double>()))
+        fail(sourceName, number, "features." + name + " must be a finite number");
+      sample.features[i] = value->to_number<double>();
+    }
+    passing.push_back(std::move(sample));
+  }
+  std::map<std::string, std::size_t> counts;
+  for (const auto &sample : passing)
+    ++counts[sample.task];
+  for (const auto &[task, count] : counts)
+    (count >= 2 ? data.tasks : data.droppedTasks).push_back(task);
+  for (auto &sample : passing)
+    if (counts[sample.task] >= 2)
+      data.samples.push_back(std::move(sample));
+  if (data.tasks.size() < 2) {
+    std::string message = "need two or more tasks with two or more passing variants (validation holds whole tasks "
+                          "out); found " +
+                          std::to_string(data.tasks.size());
+    if (!data.droppedTasks.empty())
+      message += "; tasks with a single passing variant: " + data.droppedTasks.front() +
+                 (data.droppedTasks.size() > 1 ? " and " + std::to_string(data.droppedTasks.size() - 1) + " more" : "");
+    throw std::invalid_argument(std::string(sourceName) + ": " + message);
+  }
+  return data;
+}
+
+RankerDataset loadRankerData(const std::filesystem::path &file) {
+  std::ifstream in(file, std::ios::binary);
+  if (!in)
+    throw std::invalid_argument("cannot read " + file.string());
+  std::ostringstream text;
+  text << in.rdbuf();
+  return parseRankerData(text.str(), file.string());
+}
+
+std::vector<RankPair> rankPairs(const RankerDataset &data, const std::vector<std::string> &tasks, PairMode mode,
+                                double tieRatio) {
+  std::vector<RankPair> pairs;
+  for (const auto &task : tasks) {
+    std::vector<std::size_t> indices = data.samplesOf(task);
+    std::stable_sort(indices.begin(), indices.end(), [&](std::size_t a, std::size_t b) {
+      return data.samples[a].speedup > data.samples[b].speedup;
+    });
+    const std::size_t n = indices.size();
+    // Quartile: the fastest quarter against the slowest quarter (at least one each).
+    const std::size_t top = mode == PairMode::All ? n : std::max<std::size_t>(1, n / 4);
+    for (std::size_t i = 0; i < top; ++i)
+      for (std::size_t j = mode == PairMode::All ? i + 1 : n - top; j < n; ++j) {
+        if (j <= i)
+          continue;
+        const auto &faster = data.samples[indices[i]], &slower = data.samples[indices[j]];
+        if (faster.speedup > tieRatio * slower.speedup)
+          pairs.push_back({indices[i], indices[j]});
+      }
+  }
+  return pairs;
+}
+
+} // namespace cudaperf

@@ -1,0 +1,194 @@
+#include "cudaperf/trainer/RankerTraining.h"
+
+#include <torch/torch.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <random>
+#include <stdexcept>
+
+namespace cudaperf {
+
+namespace {
+
+torch::nn::Sequential buildNetwork(const std::vector<int> &hidden, const std::string &activation) {
+  torch::nn::Sequential network;
+  std::int64_t inputs = kFeatureCount;
+  for (int width : hidden) {
+    network->push_back(torch::nn::Linear(inputs, width));
+    if (activation == "tanh")
+      network->push_back(torch::nn::Tanh());
+    else
+      network->push_back(torch::nn::ReLU());
+    inputs = width;
+  }
+  network->push_back(torch::nn::Linear(inputs, 1));
+  network->to(torch::kDouble);
+  return network;
+}
+
+std::vector<torch::nn::Linear> linearLayers(torch::nn::Sequential &network) {
+  std::vector<torch::nn::Linear> layers;
+  for (auto &module : network->children())
+    if (auto linear = std::dynamic_pointer_cast<torch::nn::LinearImpl>(module))
+      layers.emplace_back(linear);
+  return layers;
+}
+
+torch::Tensor normalisedFeatures(const RankerDataset &data, const RankerModel &model) {
+  torch::Tensor features = torch::empty({static_cast<std::int64_t>(data.samples.size()), kFeatureCount},
+                                         torch::kDouble);
+  auto access = features.accessor<double, 2>();
+  for (std::size_t s = 0; s < data.samples.size(); ++s)
+    for (std::size_t f = 0; f < kFeatureCount; ++f)
+      access[s][f] = (data.samples[s].features[f] - model.mean[f]) / model.stddev[f];
+  return features;
+}
+
+// Mean logistic pairwise loss: log(1 + exp(-(s_faster - s_slower))).
+torch::Tensor pairLoss(const torch::Tensor &scores, const torch::Tensor &faster, const torch::Tensor &slower) {
+  return torch::nn::functional::softplus(scores.index_select(0, slower) - scores.index_select(0, faster)).mean();
+}
+
+std::pair<torch::Tensor, torch::Tensor> pairIndices(const std::vector<RankPair> &pairs) {
+  std::vector<std::int64_t> faster, slower;
+  for (const auto &pair : pairs) {
+    faster.push_back(static_cast<std::int64_t>(pair.faster));
+    slower.push_back(static_cast<std::int64_t>(pair.slower));
+  }
+  return {torch::tensor(faster, torch::kLong), torch::tensor(slower, torch::kLong)};
+}
+
+void copyOut(torch::nn::Sequential &network, RankerModel &model) {
+  model.layers.clear();
+  for (auto &linear : linearLayers(network)) {
+    const torch::Tensor weight = linear->weight.detach().contiguous();
+    const torch::Tensor bias = linear->bias.detach().contiguous();
+    DenseLayer layer;
+    for (std::int64_t o = 0; o < weight.size(0); ++o) {
+      std::vector<double> row(static_cast<std::size_t>(weight.size(1)));
+      for (std::int64_t i = 0; i < weight.size(1); ++i)
+        row[static_cast<std::size_t>(i)] = weight[o][i].item<double>();
+      layer.weights.push_back(std::move(row));
+      layer.bias.push_back(bias[o].item<double>());
+    }
+    model.layers.push_back(std::move(layer));
+  }
+}
+
+} // namespace
+
+RankerModel trainRanker(const RankerDataset &data, const std::vector<std::string> &tasks,
+                        const RankerTrainingOptions &options, TrainingSummary *summary) {
+  // Whole tasks are held back for early stopping, never single rows.
+  std::vector<std::string> shuffled = tasks;
+  std::mt19937_64 random(options.seed);
+  std::shuffle(shuffled.begin(), shuffled.end(), random);
+  std::size_t held = tasks.size() >= 3 ? static_cast<std::size_t>(std::ceil(options.validationFraction *
+                                                                             static_cast<double>(tasks.size())))
+                                       : 0;
+  held = std::min(held, tasks.size() - 2); // keep two tasks to train on
+  const std::vector<std::string> validationTasks(shuffled.begin(), shuffled.begin() + static_cast<long>(held));
+  const std::vector<std::string> trainTasks(shuffled.begin() + static_cast<long>(held), shuffled.end());
+
+  RankerModel model;
+  model.activation = options.activation;
+  model.dataHash = data.hash;
+  // mu and sigma of the training split.
+  std::size_t count = 0;
+  std::array<double, kFeatureCount> sum{}, squares{};
+  for (const auto &task : trainTasks)
+    for (std::size_t s : data.samplesOf(task)) {
+      ++count;
+      for (std::size_t f = 0; f < kFeatureCount; ++f) {
+        sum[f] += data.samples[s].features[f];
+        squares[f] += data.samples[s].features[f] * data.samples[s].features[f];
+      }
+    }
+  for (std::size_t f = 0; f < kFeatureCount; ++f) {
+    model.mean[f] = sum[f] / static_cast<double>(count);
+    const double variance = std::max(0.0, squares[f] / static_cast<double>(count) - model.mean[f] * model.mean[f]);
+    model.stddev[f] = std::sqrt(variance) > 1e-12 * std::max(1.0, std::abs(model.mean[f])) ? std::sqrt(variance) : 1.0;
+  }
+
+  const auto trainPairs = rankPairs(data, trainTasks, options.pairs, options.tieRatio);
+  const auto validationPairs = rankPairs(data, validationTasks, PairMode::All, options.tieRatio);
+  if (trainPairs.empty())
+    throw std::invalid_argument("no training pair: every training task's variants run at the same speed");
+
+  torch::manual_seed(options.seed);
+  torch::nn::Sequential network = buildNetwork(options.hidden, options.activation);
+  torch::optim::AdamW optimizer(network->parameters(), torch::optim::AdamWOptions(options.learningRate)
+                                                           .weight_decay(options.weightDecay));
+  const torch::Tensor features = normalisedFeatures(data, model);
+  const auto [trainFaster, trainSlower] = pairIndices(trainPairs);
+  const bool validate = !validationPairs.empty();
+  torch::Tensor validationFaster, validationSlower;
+  if (validate)
+    std::tie(validationFaster, validationSlower) = pairIndices(validationPairs);
+
+  double bestLoss = std::numeric_limits<double>::infinity();
+  int bestEpoch = 0, epoch = 0;
+  double lastTrainLoss = 0;
+  RankerModel best = model;
+  for (epoch = 1; epoch <= options.epochs; ++epoch) {
+    network->train();
+    optimizer.zero_grad();
+    torch::Tensor loss = pairLoss(network->forward(features).squeeze(1), trainFaster, trainSlower);
+    loss.backward();
+    optimizer.step();
+    lastTrainLoss = loss.item<double>();
+    if (!validate) {
+      bestEpoch = epoch;
+      continue;
+    }
+    torch::NoGradGuard noGrad;
+    const double validationLoss =
+        pairLoss(network->forward(features).squeeze(1), validationFaster, validationSlower).item<double>();
+    if (validationLoss < bestLoss - 1e-9) {
+      bestLoss = validationLoss;
+      bestEpoch = epoch;
+      copyOut(network, best);
+    } else if (epoch - bestEpoch >= options.patience) {
+      break;
+    }
+  }
+  if (!validate) {
+    copyOut(network, best);
+    bestLoss = 0;
+  }
+  if (summary) {
+    summary->trainPairs = trainPairs.size();
+    summary->validationPairs = validationPairs.size();
+    summary->validationTasks = validationTasks;
+    summary->epochsRun = std::min(epoch, options.epochs);
+    summary->bestEpoch = bestEpoch;
+    summary->trainLoss = lastTrainLoss;
+    summary->validationLoss = bestLoss;
+  }
+  return best;
+}
+
+double torchRankerScore(const RankerModel &model, const FeatureVector &features) {
+  std::vector<int> hidden;
+  for (std::size_t l = 0; l + 1 < model.layers.size(); ++l)
+    hidden.push_back(static_cast<int>(model.layers[l].bias.size()));
+  torch::nn::Sequential network = buildNetwork(hidden, model.activation);
+  torch::NoGradGuard noGrad;
+  auto layers = linearLayers(network);
+  for (std::size_t l = 0; l < layers.size(); ++l) {
+    const DenseLayer &layer = model.layers[l];
+    for (std::size_t o = 0; o < layer.bias.size(); ++o) {
+      layers[l]->bias[static_cast<std::int64_t>(o)] = layer.bias[o];
+      for (std::size_t i = 0; i < layer.weights[o].size(); ++i)
+        layers[l]->weight[static_cast<std::int64_t>(o)][static_cast<std::int64_t>(i)] = layer.weights[o][i];
+    }
+  }
+  torch::Tensor input = torch::empty({1, kFeatureCount}, torch::kDouble);
+  for (std::size_t f = 0; f < kFeatureCount; ++f)
+    input[0][static_cast<std::int64_t>(f)] = (features[f] - model.mean[f]) / model.stddev[f];
+  return network->forward(input).item<double>();
+}
+
+} // namespace cudaperf
