@@ -8,6 +8,7 @@ packages=(
   clang-19 libclang-19-dev llvm-19-dev llvm-19-tools libclang-rt-19-dev
   libboost1.81-dev libboost-json1.81-dev
   libspdlog-dev libsqlite3-dev
+  libtorch-dev
   libgtest-dev libbenchmark-dev wrk
 )
 

@@ -2,15 +2,14 @@
 
 namespace cudaperf {
 
-double handMappingScore(const FeatureVector &features, const std::array<double, kFeatureCount> &mean,
-                        const std::array<double, kFeatureCount> &stddev) {
+double handMappingScore(const FeatureVector &features, const std::array<double, kFeatureCount> &normalised) {
   static const std::size_t coal = *featureIndex("coal"), occ = *featureIndex("occ");
   double score = 0;
   for (std::size_t i = 0; i < kFeatureCount; ++i) {
     if (i == coal || i == occ)
       score += features[i]; // already the paper's mapped score
-    else if (kHandMappingSigns[i] != 0 && stddev[i] > 0)
-      score += kHandMappingSigns[i] * (features[i] - mean[i]) / stddev[i];
+    else
+      score += kHandMappingSigns[i] * normalised[i];
   }
   return score;
 }

@@ -65,6 +65,19 @@ RankerModel rankerFromJson(const json::value &document) {
     model.mean[i] = mean[i];
     model.stddev[i] = stddev[i];
   }
+  if (const auto *transforms = root.if_contains("transform")) { // optional: identity
+    if (!transforms->is_array() || transforms->get_array().size() != kFeatureCount)
+      fail("transform", "expected one transform per feature");
+    for (std::size_t i = 0; i < kFeatureCount; ++i) {
+      const json::value &name = transforms->get_array()[i];
+      if (name == "identity")
+        model.transform[i] = FeatureTransform::Identity;
+      else if (name == "signed_log1p")
+        model.transform[i] = FeatureTransform::SignedLog1p;
+      else
+        fail("transform[" + std::to_string(i) + "]", "expected identity or signed_log1p");
+    }
+  }
   if (const auto *activation = root.if_contains("activation")) {
     if (!activation->is_string() || (activation->get_string() != "relu" && activation->get_string() != "tanh"))
       fail("activation", "expected relu or tanh");
@@ -115,9 +128,10 @@ RankerModel loadRanker(const std::filesystem::path &file) {
 }
 
 json::value rankerToJson(const RankerModel &model) {
-  json::array names, mean, stddev, layers;
+  json::array names, transforms, mean, stddev, layers;
   for (std::size_t i = 0; i < kFeatureCount; ++i) {
     names.push_back(json::value(std::string(kFeatureNames[i])));
+    transforms.push_back(model.transform[i] == FeatureTransform::SignedLog1p ? "signed_log1p" : "identity");
     mean.push_back(model.mean[i]);
     stddev.push_back(model.stddev[i]);
   }
@@ -127,16 +141,26 @@ json::value rankerToJson(const RankerModel &model) {
       weights.push_back(json::value_from(row));
     layers.push_back(json::object{{"weights", weights}, {"bias", json::value_from(layer.bias)}});
   }
-  return json::object{{"features", names},       {"mu", mean},
+  return json::object{{"features", names},       {"transform", transforms}, {"mu", mean},
                       {"sigma", stddev},         {"activation", model.activation},
                       {"layers", layers},        {"data_hash", model.dataHash},
                       {"metrics", model.metrics}};
 }
 
-double rankerScore(const RankerModel &model, const FeatureVector &features) {
-  std::vector<double> activations(kFeatureCount);
+double transformFeature(FeatureTransform transform, double value) {
+  return transform == FeatureTransform::SignedLog1p ? std::copysign(std::log1p(std::abs(value)), value) : value;
+}
+
+std::array<double, kFeatureCount> rankerInput(const RankerModel &model, const FeatureVector &features) {
+  std::array<double, kFeatureCount> input{};
   for (std::size_t i = 0; i < kFeatureCount; ++i)
-    activations[i] = (features[i] - model.mean[i]) / model.stddev[i];
+    input[i] = (transformFeature(model.transform[i], features[i]) - model.mean[i]) / model.stddev[i];
+  return input;
+}
+
+double rankerScore(const RankerModel &model, const FeatureVector &features) {
+  const auto input = rankerInput(model, features);
+  std::vector<double> activations(input.begin(), input.end());
   for (std::size_t l = 0; l < model.layers.size(); ++l) {
     const DenseLayer &layer = model.layers[l];
     std::vector<double> next(layer.bias);

@@ -56,6 +56,7 @@ RankerTrainingOptions quick() {
   options.hidden = {16, 16};
   options.epochs = 200;
   options.pairs = PairMode::All;
+  options.logScale = false; // the synthetic features are Gaussian, not heavy-tailed counts
   return options;
 }
 
@@ -135,16 +136,36 @@ TEST(HandMapping, AgainstHandComputedValue) {
   FeatureVector features;
   features.coal = 0.8; // mapped: enters as is
   features.occ = 0.4;  // mapped: enters as is
-  features.ai = 3;     // (3 - 1) / 2 = +1
-  features.div = 0.5;  // -(0.5 - 0) / 0.25 = -2
-  features.tpb = 1024; // not scored
-  std::array<double, kFeatureCount> mean{}, stddev{};
-  stddev.fill(1);
-  mean[1] = 1;
-  stddev[1] = 2;
-  stddev[3] = 0.25;
-  mean[8] = 5; // would be -1019 if tpb were scored
-  EXPECT_NEAR(handMappingScore(features, mean, stddev), 0.8 + 0.4 + 1 - 2, 1e-12);
+  std::array<double, kFeatureCount> normalised{};
+  normalised[0] = 100; // coal's phi_hat: not used
+  normalised[1] = 1;   // ai: +1
+  normalised[3] = 2;   // div: -2
+  normalised[8] = 50;  // tpb: not scored (occ covers it)
+  normalised[10] = -1; // ops: +1
+  EXPECT_NEAR(handMappingScore(features, normalised), 0.8 + 0.4 + 1 - 2 + 1, 1e-12);
+}
+
+TEST(RankerModel, SignedLogTransformBeforeNormalisation) {
+  EXPECT_NEAR(transformFeature(FeatureTransform::SignedLog1p, std::exp(2.0) - 1), 2.0, 1e-12);
+  EXPECT_NEAR(transformFeature(FeatureTransform::SignedLog1p, -(std::exp(1.0) - 1)), -1.0, 1e-12);
+  EXPECT_EQ(transformFeature(FeatureTransform::Identity, -3.5), -3.5);
+  RankerModel model;
+  model.stddev.fill(1);
+  model.transform[9] = FeatureTransform::SignedLog1p; // gmem
+  model.mean[9] = 1;
+  model.stddev[9] = 0.5;
+  FeatureVector features;
+  features.gmem = std::exp(3.0) - 1;
+  features.coal = 0.25;
+  const auto input = rankerInput(model, features);
+  EXPECT_NEAR(input[9], (3.0 - 1) / 0.5, 1e-12);
+  EXPECT_EQ(input[0], 0.25);
+  // Written and read back with the transform.
+  model.layers = {DenseLayer{{std::vector<double>(kFeatureCount, 1.0)}, {0.0}}};
+  const RankerModel loaded = rankerFromJson(rankerToJson(model));
+  EXPECT_EQ(loaded.transform[9], FeatureTransform::SignedLog1p);
+  EXPECT_EQ(loaded.transform[0], FeatureTransform::Identity);
+  EXPECT_NEAR(rankerScore(loaded, features), 4.0 + 0.25, 1e-12);
 }
 
 TEST(RankerTraining, RecoversAMonotoneSpeedFunctionOnHeldOutTasks) {

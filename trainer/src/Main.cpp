@@ -9,8 +9,8 @@ namespace {
 constexpr const char *kUsage =
     "usage: cudaperf-train rank (--data FILE.jsonl | --db FILE.sqlite) --out ranker.json [--metrics FILE]\n"
     "                           [--pairs quartile|all] [--hidden 32,32|none] [--activation relu|tanh]\n"
-    "                           [--epochs N] [--patience N] [--lr X] [--weight-decay X] [--seed S]\n"
-    "                           [--folds K] [--repeats R] [--tie-ratio X]\n"
+    "                           [--transform log|none] [--epochs N] [--patience N] [--lr X]\n"
+    "                           [--weight-decay X] [--seed S] [--folds K] [--repeats R] [--tie-ratio X]\n"
     "       cudaperf-train score --ranker ranker.json < features.jsonl\n";
 
 } // namespace

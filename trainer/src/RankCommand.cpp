@@ -86,7 +86,8 @@ void writeJson(const std::filesystem::path &file, const json::value &value) {
 
 int rankCommand(const std::vector<std::string> &args) {
   const Flags flags = parseFlags(args, {"data", "db", "out", "metrics", "pairs", "hidden", "activation", "epochs",
-                                        "patience", "lr", "weight-decay", "seed", "folds", "repeats", "tie-ratio"});
+                                        "patience", "lr", "weight-decay", "seed", "folds", "repeats", "tie-ratio",
+                                        "transform"});
   if (!flags.count("data") == !flags.count("db"))
     throw std::invalid_argument("give exactly one of --data FILE.jsonl and --db FILE.sqlite");
   if (!flags.count("out"))
@@ -105,6 +106,11 @@ int rankCommand(const std::vector<std::string> &args) {
     if (options.activation != "relu" && options.activation != "tanh")
       throw std::invalid_argument("--activation: expected relu or tanh");
   }
+  if (flags.count("transform")) {
+    if (flags.at("transform") != "log" && flags.at("transform") != "none")
+      throw std::invalid_argument("--transform: expected log or none, got '" + flags.at("transform") + "'");
+    options.logScale = flags.at("transform") == "log";
+  }
   options.epochs = static_cast<int>(numberFlag(flags, "epochs", options.epochs));
   options.patience = static_cast<int>(numberFlag(flags, "patience", options.patience));
   options.learningRate = numberFlag(flags, "lr", options.learningRate);
@@ -112,7 +118,7 @@ int rankCommand(const std::vector<std::string> &args) {
   options.seed = static_cast<std::uint64_t>(numberFlag(flags, "seed", 0));
   options.tieRatio = numberFlag(flags, "tie-ratio", options.tieRatio);
   const int folds = static_cast<int>(numberFlag(flags, "folds", 5));
-  const int repeats = static_cast<int>(numberFlag(flags, "repeats", 3));
+  const int repeats = static_cast<int>(numberFlag(flags, "repeats", 5));
   if (options.epochs < 1 || options.tieRatio < 1)
     throw std::invalid_argument("--epochs must be >= 1 and --tie-ratio >= 1");
 
@@ -128,7 +134,8 @@ int rankCommand(const std::vector<std::string> &args) {
               << data.droppedTasks.front();
   std::cout << ")\npairs: " << (options.pairs == PairMode::All ? "all" : "quartile") << ", tie ratio "
             << options.tieRatio << "; MLP " << (hidden.empty() ? "none (linear)" : hidden) << " "
-            << options.activation << "; seed " << options.seed << "\n";
+            << options.activation << "; inputs " << (options.logScale ? "signed log1p (but coal, occ, div)" : "as measured")
+            << ", z-scored; seed " << options.seed << "\n";
 
   const ValidationReport report = validateByTask(data, options, folds, repeats);
   std::cout << "held out by task: " << report.folds << " folds x " << report.repeats << " repeats ("
@@ -137,6 +144,17 @@ int rankCommand(const std::vector<std::string> &args) {
   for (const auto &validation : report.scorers)
     std::printf("%-14s %-16s %-16s %-16s\n", validation.name.c_str(), formatMeanStd(validation.spearman).c_str(),
                 formatMeanStd(validation.kendall).c_str(), formatMeanStd(validation.pairwiseAccuracy).c_str());
+  std::printf("\neach feature alone (mean over tasks of Spearman with speedup; the hand mapping's sign):\n");
+  json::array signalJson;
+  for (const auto &signal : featureSignals(data)) {
+    std::printf("  %-8s %+6.3f  varies in %2zu of %zu tasks  hand sign %+d%s\n", signal.feature.c_str(),
+                signal.spearmanMean, signal.tasksVarying, data.tasks.size(), signal.handMappingSign,
+                signal.handMappingSign * signal.spearmanMean < -0.1 ? "  <- opposite to the measured direction" : "");
+    signalJson.push_back({{"feature", signal.feature},
+                          {"spearman_mean", signal.spearmanMean},
+                          {"tasks_varying", signal.tasksVarying},
+                          {"hand_mapping_sign", signal.handMappingSign}});
+  }
   std::fflush(stdout);
 
   // The exported model: the same configuration trained on every task.
@@ -167,6 +185,8 @@ int rankCommand(const std::vector<std::string> &args) {
         {"train_loss", summary.trainLoss},
         {"validation_loss", summary.validationLoss},
         {"hidden", hidden.empty() ? "none" : hidden},
+        {"activation", options.activation},
+        {"transform", options.logScale ? "log" : "none"},
         {"seed", options.seed},
         {"tie_ratio", options.tieRatio}}}};
   writeJson(flags.at("out"), rankerToJson(model));
@@ -179,6 +199,7 @@ int rankCommand(const std::vector<std::string> &args) {
   for (const auto &validation : report.scorers)
     scorers[validation.name] = toJson(validation, true);
   metrics["scorers"] = std::move(scorers);
+  metrics["feature_signal"] = std::move(signalJson);
   writeJson(metricsFile, metrics);
   std::cout << "\nexported model: trained on " << data.tasks.size() - summary.validationTasks.size() << " tasks ("
             << summary.validationTasks.size() << " held back for early stopping), " << summary.trainPairs

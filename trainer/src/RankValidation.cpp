@@ -5,6 +5,7 @@
 #include <boost/json.hpp>
 
 #include <algorithm>
+#include <functional>
 #include <cmath>
 #include <random>
 #include <stdexcept>
@@ -80,7 +81,7 @@ ValidationReport validateByTask(const RankerDataset &data, const RankerTrainingO
           speedups.push_back(sample.speedup);
           scores[0].push_back(rankerScore(mlpModel, sample.features));
           scores[1].push_back(rankerScore(linearModel, sample.features));
-          scores[2].push_back(handMappingScore(sample.features, mlpModel.mean, mlpModel.stddev));
+          scores[2].push_back(handMappingScore(sample.features, rankerInput(mlpModel, sample.features)));
           scores[3].push_back(uniform(randomScores));
         }
         for (std::size_t k = 0; k < 4; ++k)
@@ -91,6 +92,25 @@ ValidationReport validateByTask(const RankerDataset &data, const RankerTrainingO
   for (auto &validation : report.scorers)
     summarise(validation);
   return report;
+}
+
+std::vector<FeatureSignal> featureSignals(const RankerDataset &data) {
+  std::vector<FeatureSignal> signals;
+  for (std::size_t f = 0; f < kFeatureCount; ++f) {
+    FeatureSignal signal{std::string(kFeatureNames[f]), 0, 0, kHandMappingSigns[f]};
+    for (const auto &task : data.tasks) {
+      std::vector<double> values, speedups;
+      for (std::size_t s : data.samplesOf(task)) {
+        values.push_back(data.samples[s].features[f]);
+        speedups.push_back(data.samples[s].speedup);
+      }
+      if (std::adjacent_find(values.begin(), values.end(), std::not_equal_to<>()) != values.end())
+        ++signal.tasksVarying;
+      signal.spearmanMean += spearman(values, speedups) / static_cast<double>(data.tasks.size());
+    }
+    signals.push_back(signal);
+  }
+  return signals;
 }
 
 const ScorerValidation &scorer(const ValidationReport &report, const std::string &name) {

@@ -40,9 +40,11 @@ torch::Tensor normalisedFeatures(const RankerDataset &data, const RankerModel &m
   torch::Tensor features = torch::empty({static_cast<std::int64_t>(data.samples.size()), kFeatureCount},
                                          torch::kDouble);
   auto access = features.accessor<double, 2>();
-  for (std::size_t s = 0; s < data.samples.size(); ++s)
+  for (std::size_t s = 0; s < data.samples.size(); ++s) {
+    const auto input = rankerInput(model, data.samples[s].features); // the daemon's own input
     for (std::size_t f = 0; f < kFeatureCount; ++f)
-      access[s][f] = (data.samples[s].features[f] - model.mean[f]) / model.stddev[f];
+      access[static_cast<std::int64_t>(s)][static_cast<std::int64_t>(f)] = input[f];
+  }
   return features;
 }
 
@@ -79,6 +81,15 @@ void copyOut(torch::nn::Sequential &network, RankerModel &model) {
 
 } // namespace
 
+std::array<FeatureTransform, kFeatureCount> featureTransforms(bool logScale) {
+  std::array<FeatureTransform, kFeatureCount> transforms{};
+  if (logScale)
+    for (std::size_t f = 0; f < kFeatureCount; ++f)
+      if (kFeatureNames[f] != "coal" && kFeatureNames[f] != "occ" && kFeatureNames[f] != "div")
+        transforms[f] = FeatureTransform::SignedLog1p;
+  return transforms;
+}
+
 RankerModel trainRanker(const RankerDataset &data, const std::vector<std::string> &tasks,
                         const RankerTrainingOptions &options, TrainingSummary *summary) {
   // Whole tasks are held back for early stopping, never single rows.
@@ -95,15 +106,17 @@ RankerModel trainRanker(const RankerDataset &data, const std::vector<std::string
   RankerModel model;
   model.activation = options.activation;
   model.dataHash = data.hash;
-  // mu and sigma of the training split.
+  model.transform = featureTransforms(options.logScale);
+  // mu and sigma of the training split, after the transform.
   std::size_t count = 0;
   std::array<double, kFeatureCount> sum{}, squares{};
   for (const auto &task : trainTasks)
     for (std::size_t s : data.samplesOf(task)) {
       ++count;
       for (std::size_t f = 0; f < kFeatureCount; ++f) {
-        sum[f] += data.samples[s].features[f];
-        squares[f] += data.samples[s].features[f] * data.samples[s].features[f];
+        const double value = transformFeature(model.transform[f], data.samples[s].features[f]);
+        sum[f] += value;
+        squares[f] += value * value;
       }
     }
   for (std::size_t f = 0; f < kFeatureCount; ++f) {
@@ -158,6 +171,23 @@ RankerModel trainRanker(const RankerDataset &data, const std::vector<std::string
     copyOut(network, best);
     bestLoss = 0;
   }
+  // Standardise the output over the training evaluations (an affine map of
+  // the last layer: the order is unchanged), so R_str is in standard
+  // deviations and lambda_str weighs it against R_ver on a known scale.
+  std::vector<double> scores;
+  for (const auto &task : trainTasks)
+    for (std::size_t s : data.samplesOf(task))
+      scores.push_back(rankerScore(best, data.samples[s].features));
+  double scoreMean = 0, scoreVariance = 0;
+  for (double score : scores)
+    scoreMean += score / static_cast<double>(scores.size());
+  for (double score : scores)
+    scoreVariance += (score - scoreMean) * (score - scoreMean) / static_cast<double>(scores.size());
+  const double spread = std::sqrt(scoreVariance) > 1e-12 ? std::sqrt(scoreVariance) : 1.0;
+  DenseLayer &output = best.layers.back();
+  for (double &weight : output.weights.front())
+    weight /= spread;
+  output.bias.front() = (output.bias.front() - scoreMean) / spread;
   if (summary) {
     summary->trainPairs = trainPairs.size();
     summary->validationPairs = validationPairs.size();
@@ -186,8 +216,9 @@ double torchRankerScore(const RankerModel &model, const FeatureVector &features)
     }
   }
   torch::Tensor input = torch::empty({1, kFeatureCount}, torch::kDouble);
+  const auto normalised = rankerInput(model, features);
   for (std::size_t f = 0; f < kFeatureCount; ++f)
-    input[0][static_cast<std::int64_t>(f)] = (features[f] - model.mean[f]) / model.stddev[f];
+    input[0][static_cast<std::int64_t>(f)] = normalised[f];
   return network->forward(input).item<double>();
 }
 

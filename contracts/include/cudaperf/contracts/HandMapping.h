@@ -1,8 +1,9 @@
 // CudaPerf's hand mapping as an untrained scorer: the baseline a trained
 // ranker must beat. coal and occ enter as the paper maps them (coalescing
 // score and occupancy proxy, already in [-0.5, 1] and [0.1, 1]); the other
-// features enter z-scored (mu, sigma of the training split) with a fixed sign
-// saying which direction the paper treats as faster.
+// features enter as the ranker sees them (phi_hat: transformed, then z-scored
+// with mu and sigma of the training split) with a fixed sign saying which
+// direction the paper treats as faster.
 #pragma once
 
 #include "cudaperf/contracts/FeatureVector.h"
@@ -15,7 +16,6 @@ namespace cudaperf {
 // sync, kernels, gmem, ops); 0: not scored on its own (tpb, already in occ).
 inline constexpr std::array<int, kFeatureCount> kHandMappingSigns = {+1, +1, +1, -1, -1, -1, -1, -1, 0, -1, -1};
 
-double handMappingScore(const FeatureVector &features, const std::array<double, kFeatureCount> &mean,
-                        const std::array<double, kFeatureCount> &stddev);
+double handMappingScore(const FeatureVector &features, const std::array<double, kFeatureCount> &normalised);
 
 } // namespace cudaperf

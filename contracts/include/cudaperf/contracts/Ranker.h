@@ -1,7 +1,8 @@
 // The structural ranker's exported model (ranker.json, written by
 // cudaperf-train rank) and its forward pass in plain C++: the daemon scores
-// candidates with it without LibTorch. Features are normalised with the
-// training split's mu and sigma, then go through dense layers.
+// candidates with it without LibTorch. Each feature is first transformed
+// (identity, or a signed log for the heavy-tailed counts), normalised with the
+// training split's mu and sigma, then goes through dense layers.
 #pragma once
 
 #include "cudaperf/contracts/FeatureVector.h"
@@ -20,8 +21,16 @@ struct DenseLayer {
   std::vector<double> bias;                 // [outputs]
 };
 
+// signed_log1p(x) = sign(x) * log(1 + |x|): per-thread bytes and operations
+// span five orders of magnitude across kernels; the log keeps one outlier
+// task from setting the scale of every other.
+enum class FeatureTransform { Identity, SignedLog1p };
+
+double transformFeature(FeatureTransform transform, double value);
+
 struct RankerModel {
-  std::array<double, kFeatureCount> mean{};
+  std::array<FeatureTransform, kFeatureCount> transform{}; // identity unless the file says otherwise
+  std::array<double, kFeatureCount> mean{};  // of the transformed features
   std::array<double, kFeatureCount> stddev{};
   std::vector<DenseLayer> layers;  // the last has one output: the score
   std::string activation = "relu"; // between layers: relu or tanh
@@ -34,6 +43,9 @@ struct RankerModel {
 RankerModel rankerFromJson(const boost::json::value &document);
 RankerModel loadRanker(const std::filesystem::path &file);
 boost::json::value rankerToJson(const RankerModel &model);
+
+// phi_hat, the network's input: transform, then (x - mu) / sigma.
+std::array<double, kFeatureCount> rankerInput(const RankerModel &model, const FeatureVector &features);
 
 // The score of one candidate (higher: expected faster).
 double rankerScore(const RankerModel &model, const FeatureVector &features);

@@ -43,6 +43,16 @@ struct ValidationReport {
 // random scorer draws uniform scores. folds is clamped to the number of tasks.
 ValidationReport validateByTask(const RankerDataset &data, const RankerTrainingOptions &mlp, int folds, int repeats);
 
+// Each feature alone as a scorer, per task: how much ranking signal it
+// carries and in which direction (the hand mapping fixes one direction).
+struct FeatureSignal {
+  std::string feature;
+  double spearmanMean = 0; // mean over tasks of Spearman(feature, speedup)
+  std::size_t tasksVarying = 0; // tasks in which the feature takes two or more values
+  int handMappingSign = 0;
+};
+std::vector<FeatureSignal> featureSignals(const RankerDataset &data);
+
 const ScorerValidation &scorer(const ValidationReport &report, const std::string &name);
 boost::json::value toJson(const ScorerValidation &validation, bool perTask);
 

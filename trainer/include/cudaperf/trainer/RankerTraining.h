@@ -16,7 +16,10 @@ namespace cudaperf {
 
 struct RankerTrainingOptions {
   std::vector<int> hidden{32, 32}; // hidden layer widths; empty: a linear scorer
-  std::string activation = "relu"; // relu or tanh
+  std::string activation = "tanh"; // relu or tanh
+  // signed_log1p on the unbounded features (all but coal, occ and div, which
+  // are scores or fractions already); false: every feature as measured.
+  bool logScale = true;
   PairMode pairs = PairMode::Quartile;
   double tieRatio = kDefaultTieRatio;
   int epochs = 300;            // full-batch passes over the training pairs, at most
@@ -37,9 +40,13 @@ struct TrainingSummary {
   double validationLoss = 0;
 };
 
-// Trains on the samples of `tasks`. mu and sigma come from the training split
+// The transform of each feature for a given logScale choice.
+std::array<FeatureTransform, kFeatureCount> featureTransforms(bool logScale);
+
+// Trains on the samples of `tasks`. mu and sigma (of the transformed features) come from the training split
 // (the tasks not held back for validation); a feature constant there gets
-// sigma 1. Deterministic for a given seed. Throws std::invalid_argument when
+// sigma 1. The returned scores have mean 0 and standard deviation 1 over the
+// training evaluations. Deterministic for a given seed. Throws std::invalid_argument when
 // the tasks give no training pair.
 RankerModel trainRanker(const RankerDataset &data, const std::vector<std::string> &tasks,
                         const RankerTrainingOptions &options, TrainingSummary *summary = nullptr);
