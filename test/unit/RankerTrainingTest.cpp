@@ -8,6 +8,7 @@
 
 #include <boost/json.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <iostream>
 #include <random>
@@ -207,6 +208,28 @@ TEST(RankerTraining, DeterministicWithAFixedSeedAndExportRoundTrips) {
   options.seed = 8;
   EXPECT_NE(json::serialize(rankerToJson(trainRanker(data, data.tasks, options))),
             json::serialize(rankerToJson(first)));
+
+  // Scores are standardised over the training evaluations (of six tasks,
+  // ceil(0.2 * 6) = 2 are held back for early stopping).
+  TrainingSummary summary;
+  options.seed = 7;
+  trainRanker(data, data.tasks, options, &summary);
+  double mean = 0, squares = 0;
+  std::size_t count = 0;
+  for (const auto &task : data.tasks) {
+    if (std::find(summary.validationTasks.begin(), summary.validationTasks.end(), task) !=
+        summary.validationTasks.end())
+      continue;
+    for (std::size_t s : data.samplesOf(task)) {
+      const double score = rankerScore(first, data.samples[s].features);
+      mean += score;
+      squares += score * score;
+      ++count;
+    }
+  }
+  EXPECT_EQ(summary.validationTasks.size(), 2u);
+  EXPECT_NEAR(mean / static_cast<double>(count), 0.0, 1e-9);
+  EXPECT_NEAR(squares / static_cast<double>(count), 1.0, 1e-9);
 
   // Exported, parsed back (what the daemon loads): the daemon's plain C++
   // score equals the trainer's LibTorch score.
