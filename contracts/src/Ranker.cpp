@@ -141,9 +141,13 @@ json::value rankerToJson(const RankerModel &model) {
       weights.push_back(json::value_from(row));
     layers.push_back(json::object{{"weights", weights}, {"bias", json::value_from(layer.bias)}});
   }
-  return json::object{{"features", names},       {"transform", transforms}, {"mu", mean},
-                      {"sigma", stddev},         {"activation", model.activation},
-                      {"layers", layers},        {"data_hash", model.dataHash},
+  return json::object{{"features", names},
+                      {"transform", transforms},
+                      {"mu", mean},
+                      {"sigma", stddev},
+                      {"activation", model.activation},
+                      {"layers", layers},
+                      {"data_hash", model.dataHash},
                       {"metrics", model.metrics}};
 }
 

@@ -171,9 +171,8 @@ std::int64_t EvaluationStore::exportJsonl(std::ostream &out) {
     if (error || !result.is_object())
       continue;
     const json::object &object = result.get_object();
-    json::object line{
-        {"id", query.integer(0)},     {"time", query.text(1)},        {"task", query.text(2)},
-        {"status", query.text(3)}, {"source_hash", query.text(5)}, {"gpu", query.text(6)}};
+    json::object line{{"id", query.integer(0)},  {"time", query.text(1)},        {"task", query.text(2)},
+                      {"status", query.text(3)}, {"source_hash", query.text(5)}, {"gpu", query.text(6)}};
     const auto speedup = number(object, {"timing", "speedup"});
     line["speedup"] = speedup ? json::value(*speedup) : json::value(nullptr);
     const auto *features = object.if_contains("features");

@@ -67,7 +67,9 @@ TEST(RankerData, ParsesPassingEvaluationsAndLeavesOutTheRest) {
   FeatureVector f;
   const RankerDataset data = parseRankerData(
       line("a", 2, f) + line("a", 1, f) + line("a", 3, f, "wrong_answer") + line("b", 1, f) + line("b", 4, f) +
-          R"({"task": "b", "status": "no_gpu", "speedup": null, "features": null})" "\n" + line("c", 5, f),
+          R"({"task": "b", "status": "no_gpu", "speedup": null, "features": null})"
+          "\n" +
+          line("c", 5, f),
       "data.jsonl");
   EXPECT_EQ(data.tasks, (std::vector<std::string>{"a", "b"}));
   EXPECT_EQ(data.droppedTasks, (std::vector<std::string>{"c"})); // one passing variant
@@ -171,22 +173,25 @@ TEST(RankerModel, SignedLogTransformBeforeNormalisation) {
 
 TEST(RankerTraining, RecoversAMonotoneSpeedFunctionOnHeldOutTasks) {
   // Speed rises with coal and ai and falls with div, nonlinearly (exp, square).
-  const RankerDataset data = parseRankerData(synthetic(16, 12, 1, [](const FeatureVector &f, std::mt19937 &) {
-                                               return std::exp(f.coal + 0.5 * f.ai - 0.2 * f.div * std::abs(f.div));
-                                             }),
-                                             "synthetic");
+  const RankerDataset data =
+      parseRankerData(synthetic(16, 12, 1,
+                                [](const FeatureVector &f, std::mt19937 &) {
+                                  return std::exp(f.coal + 0.5 * f.ai - 0.2 * f.div * std::abs(f.div));
+                                }),
+                      "synthetic");
   const ValidationReport report = validateByTask(data, quick(), 4, 1);
-  std::cout << "monotone: held-out pairwise accuracy " << scorer(report, "mlp").pairwiseAccuracy.mean
-            << ", Spearman " << scorer(report, "mlp").spearman.mean << "\n";
+  std::cout << "monotone: held-out pairwise accuracy " << scorer(report, "mlp").pairwiseAccuracy.mean << ", Spearman "
+            << scorer(report, "mlp").spearman.mean << "\n";
   EXPECT_GT(scorer(report, "mlp").pairwiseAccuracy.mean, 0.9);
   EXPECT_GT(scorer(report, "mlp").spearman.mean, 0.85);
   EXPECT_NEAR(scorer(report, "random").pairwiseAccuracy.mean, 0.5, 0.1);
 }
 
 TEST(RankerTraining, NoiseOnlyDataStaysNearChance) {
-  const RankerDataset data = parseRankerData(synthetic(12, 10, 2, [](const FeatureVector &, std::mt19937 &random) {
-                                               return std::uniform_real_distribution<double>(1, 10)(random);
-                                             }),
+  const RankerDataset data = parseRankerData(synthetic(12, 10, 2,
+                                                       [](const FeatureVector &, std::mt19937 &random) {
+                                                         return std::uniform_real_distribution<double>(1, 10)(random);
+                                                       }),
                                              "noise");
   const ValidationReport report = validateByTask(data, quick(), 4, 1);
   std::cout << "noise: held-out pairwise accuracy " << scorer(report, "mlp").pairwiseAccuracy.mean << ", Spearman "
@@ -196,10 +201,8 @@ TEST(RankerTraining, NoiseOnlyDataStaysNearChance) {
 }
 
 TEST(RankerTraining, DeterministicWithAFixedSeedAndExportRoundTrips) {
-  const RankerDataset data = parseRankerData(synthetic(6, 8, 3, [](const FeatureVector &f, std::mt19937 &) {
-                                               return std::exp(f.ops);
-                                             }),
-                                             "synthetic");
+  const RankerDataset data = parseRankerData(
+      synthetic(6, 8, 3, [](const FeatureVector &f, std::mt19937 &) { return std::exp(f.ops); }), "synthetic");
   RankerTrainingOptions options = quick();
   options.seed = 7;
   const RankerModel first = trainRanker(data, data.tasks, options);

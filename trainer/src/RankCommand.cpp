@@ -85,9 +85,9 @@ void writeJson(const std::filesystem::path &file, const json::value &value) {
 } // namespace
 
 int rankCommand(const std::vector<std::string> &args) {
-  const Flags flags = parseFlags(args, {"data", "db", "out", "metrics", "pairs", "hidden", "activation", "epochs",
-                                        "patience", "lr", "weight-decay", "seed", "folds", "repeats", "tie-ratio",
-                                        "transform"});
+  const Flags flags =
+      parseFlags(args, {"data", "db", "out", "metrics", "pairs", "hidden", "activation", "epochs", "patience", "lr",
+                        "weight-decay", "seed", "folds", "repeats", "tie-ratio", "transform"});
   if (!flags.count("data") == !flags.count("db"))
     throw std::invalid_argument("give exactly one of --data FILE.jsonl and --db FILE.sqlite");
   if (!flags.count("out"))
@@ -133,8 +133,8 @@ int rankCommand(const std::vector<std::string> &args) {
     std::cout << "; " << data.droppedTasks.size() << " task(s) with one passing variant left out, e.g. "
               << data.droppedTasks.front();
   std::cout << ")\npairs: " << (options.pairs == PairMode::All ? "all" : "quartile") << ", tie ratio "
-            << options.tieRatio << "; MLP " << (hidden.empty() ? "none (linear)" : hidden) << " "
-            << options.activation << "; inputs " << (options.logScale ? "signed log1p (but coal, occ, div)" : "as measured")
+            << options.tieRatio << "; MLP " << (hidden.empty() ? "none (linear)" : hidden) << " " << options.activation
+            << "; inputs " << (options.logScale ? "signed log1p (but coal, occ, div)" : "as measured")
             << ", z-scored; seed " << options.seed << "\n";
 
   const ValidationReport report = validateByTask(data, options, folds, repeats);
@@ -169,26 +169,25 @@ int rankCommand(const std::vector<std::string> &args) {
   json::object baselines;
   for (const auto &name : {"linear", "hand_mapping", "random"})
     baselines[name] = toJson(scorer(report, name), false);
-  model.metrics = json::object{
-      {"heldout", heldout},
-      {"baselines", baselines},
-      {"training",
-       {{"tasks", data.tasks.size()},
-        {"evaluations", data.samples.size()},
-        {"excluded_not_passing", data.excluded},
-        {"pairs", options.pairs == PairMode::All ? "all" : "quartile"},
-        {"train_pairs", summary.trainPairs},
-        {"validation_pairs", summary.validationPairs},
-        {"validation_tasks", validationTasks},
-        {"epochs_run", summary.epochsRun},
-        {"best_epoch", summary.bestEpoch},
-        {"train_loss", summary.trainLoss},
-        {"validation_loss", summary.validationLoss},
-        {"hidden", hidden.empty() ? "none" : hidden},
-        {"activation", options.activation},
-        {"transform", options.logScale ? "log" : "none"},
-        {"seed", options.seed},
-        {"tie_ratio", options.tieRatio}}}};
+  model.metrics = json::object{{"heldout", heldout},
+                               {"baselines", baselines},
+                               {"training",
+                                {{"tasks", data.tasks.size()},
+                                 {"evaluations", data.samples.size()},
+                                 {"excluded_not_passing", data.excluded},
+                                 {"pairs", options.pairs == PairMode::All ? "all" : "quartile"},
+                                 {"train_pairs", summary.trainPairs},
+                                 {"validation_pairs", summary.validationPairs},
+                                 {"validation_tasks", validationTasks},
+                                 {"epochs_run", summary.epochsRun},
+                                 {"best_epoch", summary.bestEpoch},
+                                 {"train_loss", summary.trainLoss},
+                                 {"validation_loss", summary.validationLoss},
+                                 {"hidden", hidden.empty() ? "none" : hidden},
+                                 {"activation", options.activation},
+                                 {"transform", options.logScale ? "log" : "none"},
+                                 {"seed", options.seed},
+                                 {"tie_ratio", options.tieRatio}}}};
   writeJson(flags.at("out"), rankerToJson(model));
 
   std::filesystem::path metricsFile = flags.count("metrics")
@@ -224,8 +223,8 @@ int scoreCommand(const std::vector<std::string> &args) {
     if (line.empty())
       continue;
     const json::value parsed = json::parse(line);
-    const json::object &object = parsed.as_object().contains("features") ? parsed.at("features").as_object()
-                                                                         : parsed.as_object();
+    const json::object &object =
+        parsed.as_object().contains("features") ? parsed.at("features").as_object() : parsed.as_object();
     FeatureVector features;
     for (std::size_t i = 0; i < kFeatureCount; ++i) {
       const auto *value = object.if_contains(std::string(kFeatureNames[i]));

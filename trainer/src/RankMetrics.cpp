@@ -70,8 +70,7 @@ double kendallTauB(const std::vector<double> &x, const std::vector<double> &y) {
   return denominator > 0 ? (concordant - discordant) / denominator : 0.0;
 }
 
-RankAgreement rankAgreement(const std::vector<double> &scores, const std::vector<double> &speedups,
-                            double tieRatio) {
+RankAgreement rankAgreement(const std::vector<double> &scores, const std::vector<double> &speedups, double tieRatio) {
   RankAgreement agreement;
   agreement.spearman = spearman(scores, speedups);
   agreement.kendall = kendallTauB(scores, speedups);

@@ -5,8 +5,8 @@
 #include <boost/json.hpp>
 
 #include <algorithm>
-#include <functional>
 #include <cmath>
+#include <functional>
 #include <random>
 #include <stdexcept>
 

@@ -125,9 +125,8 @@ std::vector<RankPair> rankPairs(const RankerDataset &data, const std::vector<std
   std::vector<RankPair> pairs;
   for (const auto &task : tasks) {
     std::vector<std::size_t> indices = data.samplesOf(task);
-    std::stable_sort(indices.begin(), indices.end(), [&](std::size_t a, std::size_t b) {
-      return data.samples[a].speedup > data.samples[b].speedup;
-    });
+    std::stable_sort(indices.begin(), indices.end(),
+                     [&](std::size_t a, std::size_t b) { return data.samples[a].speedup > data.samples[b].speedup; });
     const std::size_t n = indices.size();
     // Quartile: the fastest quarter against the slowest quarter (at least one each).
     const std::size_t top = mode == PairMode::All ? n : std::max<std::size_t>(1, n / 4);

@@ -37,8 +37,8 @@ std::vector<torch::nn::Linear> linearLayers(torch::nn::Sequential &network) {
 }
 
 torch::Tensor normalisedFeatures(const RankerDataset &data, const RankerModel &model) {
-  torch::Tensor features = torch::empty({static_cast<std::int64_t>(data.samples.size()), kFeatureCount},
-                                         torch::kDouble);
+  torch::Tensor features =
+      torch::empty({static_cast<std::int64_t>(data.samples.size()), kFeatureCount}, torch::kDouble);
   auto access = features.accessor<double, 2>();
   for (std::size_t s = 0; s < data.samples.size(); ++s) {
     const auto input = rankerInput(model, data.samples[s].features); // the daemon's own input
@@ -96,9 +96,10 @@ RankerModel trainRanker(const RankerDataset &data, const std::vector<std::string
   std::vector<std::string> shuffled = tasks;
   std::mt19937_64 random(options.seed);
   std::shuffle(shuffled.begin(), shuffled.end(), random);
-  std::size_t held = tasks.size() >= 3 ? static_cast<std::size_t>(std::ceil(options.validationFraction *
-                                                                             static_cast<double>(tasks.size())))
-                                       : 0;
+  std::size_t held =
+      tasks.size() >= 3
+          ? static_cast<std::size_t>(std::ceil(options.validationFraction * static_cast<double>(tasks.size())))
+          : 0;
   held = std::min(held, tasks.size() - 2); // keep two tasks to train on
   const std::vector<std::string> validationTasks(shuffled.begin(), shuffled.begin() + static_cast<long>(held));
   const std::vector<std::string> trainTasks(shuffled.begin() + static_cast<long>(held), shuffled.end());
@@ -132,8 +133,8 @@ RankerModel trainRanker(const RankerDataset &data, const std::vector<std::string
 
   torch::manual_seed(options.seed);
   torch::nn::Sequential network = buildNetwork(options.hidden, options.activation);
-  torch::optim::AdamW optimizer(network->parameters(), torch::optim::AdamWOptions(options.learningRate)
-                                                           .weight_decay(options.weightDecay));
+  torch::optim::AdamW optimizer(network->parameters(),
+                                torch::optim::AdamWOptions(options.learningRate).weight_decay(options.weightDecay));
   const torch::Tensor features = normalisedFeatures(data, model);
   const auto [trainFaster, trainSlower] = pairIndices(trainPairs);
   const bool validate = !validationPairs.empty();

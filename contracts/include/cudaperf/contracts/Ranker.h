@@ -30,7 +30,7 @@ double transformFeature(FeatureTransform transform, double value);
 
 struct RankerModel {
   std::array<FeatureTransform, kFeatureCount> transform{}; // identity unless the file says otherwise
-  std::array<double, kFeatureCount> mean{};  // of the transformed features
+  std::array<double, kFeatureCount> mean{};                // of the transformed features
   std::array<double, kFeatureCount> stddev{};
   std::vector<DenseLayer> layers;  // the last has one output: the score
   std::string activation = "relu"; // between layers: relu or tanh

@@ -47,7 +47,7 @@ ValidationReport validateByTask(const RankerDataset &data, const RankerTrainingO
 // carries and in which direction (the hand mapping fixes one direction).
 struct FeatureSignal {
   std::string feature;
-  double spearmanMean = 0; // mean over tasks of Spearman(feature, speedup)
+  double spearmanMean = 0;      // mean over tasks of Spearman(feature, speedup)
   std::size_t tasksVarying = 0; // tasks in which the feature takes two or more values
   int handMappingSign = 0;
 };

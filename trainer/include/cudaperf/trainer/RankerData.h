@@ -23,9 +23,9 @@ struct RankerSample {
 };
 
 struct RankerDataset {
-  std::vector<RankerSample> samples; // passing evaluations of the kept tasks
-  std::vector<std::string> tasks;    // sorted; each has two or more samples
-  std::size_t excluded = 0;          // lines that did not pass (status other than ok, or no speedup)
+  std::vector<RankerSample> samples;     // passing evaluations of the kept tasks
+  std::vector<std::string> tasks;        // sorted; each has two or more samples
+  std::size_t excluded = 0;              // lines that did not pass (status other than ok, or no speedup)
   std::vector<std::string> droppedTasks; // one passing variant only: no pair to learn from
   std::string hash;                      // contentKey of the input text
 

@@ -22,10 +22,10 @@ struct RankerTrainingOptions {
   bool logScale = true;
   PairMode pairs = PairMode::Quartile;
   double tieRatio = kDefaultTieRatio;
-  int epochs = 300;            // full-batch passes over the training pairs, at most
-  int patience = 40;           // epochs without a better validation loss before stopping
-  double learningRate = 3e-3;  // AdamW
-  double weightDecay = 1e-2;   // AdamW (decoupled)
+  int epochs = 300;                // full-batch passes over the training pairs, at most
+  int patience = 40;               // epochs without a better validation loss before stopping
+  double learningRate = 3e-3;      // AdamW
+  double weightDecay = 1e-2;       // AdamW (decoupled)
   double validationFraction = 0.2; // of the training tasks, held back for early stopping
   std::uint64_t seed = 0;
 };
