@@ -2,8 +2,11 @@
 #pragma once
 
 #include "../lib/FeatureConsumer.h"
+#include "HeaderDiagnosticsFilter.h"
 
+#include <clang/Frontend/CompilerInstance.h>
 #include <clang/Frontend/FrontendAction.h>
+#include <clang/Sema/Sema.h>
 
 namespace cudaperf::analysis {
 
@@ -14,6 +17,16 @@ public:
 protected:
   std::unique_ptr<clang::ASTConsumer> CreateASTConsumer(clang::CompilerInstance &compiler, llvm::StringRef) override {
     return createFeatureConsumer(compiler, options_, sink_);
+  }
+
+  void ExecuteAction() override {
+    clang::CompilerInstance &compiler = getCompilerInstance();
+    if (!options_.precompiledHeader.empty()) {
+      if (!compiler.hasSema())
+        compiler.createSema(getTranslationUnitKind(), nullptr);
+      installHeaderDiagnosticsFilter(compiler.getSema());
+    }
+    clang::ASTFrontendAction::ExecuteAction();
   }
 
 private:

@@ -39,6 +39,9 @@ else:
         config.available_features.add('asan')
 
 config.substitutions.append(('%cudaperf-json', front(['format=json'], mock)))
+# Without the system include paths (builtin headers stay): a header that is absent on some machines
+# (torch/extension.h, present once libtorch-dev is) is absent on all.
+config.substitutions.append(('%cudaperf-text-nostdlibinc', front(['format=text'], mock + ' -nostdlibinc')))
 config.substitutions.append(('%cudaperf-text', front(['format=text'], mock)))
 config.substitutions.append(('%cudaperf-verify',
                              front(['warn', 'format=text', 'output=/dev/null'], mock + ' -Xclang -verify')))

@@ -1,8 +1,10 @@
 // analyzeSource(): the in-process entry point the daemon and the fuzzer use.
 #include "cudaperf/analysis/Analyzer.h"
+#include "cudaperf/contracts/ReportJson.h"
 
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <fstream>
 #include <sstream>
 
@@ -79,4 +81,65 @@ TEST(Analyzer, GarbageDoesNotCrash) {
   EXPECT_TRUE(analysis.parsed);
   ASSERT_EQ(analysis.reports.size(), 1u);
   EXPECT_GT(analysis.reports[0].errors, 0u);
+}
+
+// The daemon's warm path: the real CUDA headers precompiled once, and Sema's
+// end-of-file reads of the header's declarations for diagnostics skipped.
+// The report must equal the one without a precompiled header, and the
+// candidate's own deferred CUDA diagnostics must still be reported.
+TEST(Analyzer, PrecompiledHeadersGiveTheSameReport) {
+  if (!std::ifstream("/usr/local/cuda/include/cuda_runtime.h"))
+    GTEST_SKIP() << "no CUDA toolkit at /usr/local/cuda";
+  AnalysisOptions options;
+  const std::string header = testing::TempDir() + "cudaperf-analyzer-test.pch";
+  ASSERT_EQ(buildAnalysisPreamble(options, header), "");
+  AnalysisOptions warm = options;
+  warm.precompiledHeader = header;
+  const std::string sources[] = {
+      // A kernel template with two instantiations, shuffles and math functions.
+      "template <int B> __global__ void reduce(const float *x, float *out, int n) {\n"
+      "  __shared__ float s[B];\n"
+      "  float v = 0;\n"
+      "  for (int i = blockIdx.x * B + threadIdx.x; i < n; i += B * gridDim.x) v += expf(x[i]);\n"
+      "  for (int o = 16; o > 0; o /= 2) v += __shfl_down_sync(0xffffffffu, v, o);\n"
+      "  s[threadIdx.x] = v;\n"
+      "  __syncthreads();\n"
+      "  if (threadIdx.x == 0) atomicAdd(out, s[0]);\n"
+      "}\n"
+      "void run(const float *x, float *out, int n) {\n"
+      "  reduce<256><<<132, 256>>>(x, out, n);\n"
+      "  reduce<128><<<132, 128>>>(x, out, n);\n"
+      "}\n",
+      // Host copies around a launch, a device helper, a tile in shared memory.
+      "__device__ float square(float v) { return v * v; }\n"
+      "__global__ void tile(const float *in, float *out, int w) {\n"
+      "  __shared__ float t[32][33];\n"
+      "  t[threadIdx.y][threadIdx.x] = square(in[(blockIdx.y * 32 + threadIdx.y) * w + blockIdx.x * 32 + "
+      "threadIdx.x]);\n"
+      "  __syncthreads();\n"
+      "  out[(blockIdx.x * 32 + threadIdx.y) * w + blockIdx.y * 32 + threadIdx.x] = t[threadIdx.x][threadIdx.y];\n"
+      "}\n"
+      "void run(float *h, float *d_in, float *d_out, int w) {\n"
+      "  cudaMemcpy(d_in, h, w * w * 4, cudaMemcpyHostToDevice);\n"
+      "  tile<<<dim3(w / 32, w / 32), dim3(32, 32)>>>(d_in, d_out, w);\n"
+      "}\n"};
+  for (const std::string &source : sources) {
+    const SourceAnalysis cold = analyzeSource(source, "k.cu", options, {});
+    const SourceAnalysis hot = analyzeSource(source, "k.cu", warm, {});
+    ASSERT_TRUE(cold.parsed && hot.parsed) << cold.compilerDiagnostics << hot.compilerDiagnostics;
+    ASSERT_EQ(cold.reports.size(), 1u);
+    ASSERT_EQ(hot.reports.size(), 1u);
+    EXPECT_EQ(cold.reports[0].errors, 0u) << cold.compilerDiagnostics;
+    EXPECT_EQ(reportToJson(hot.reports[0]), reportToJson(cold.reports[0]));
+  }
+  // A device function called from host code: a CUDA call-side diagnostic of
+  // the candidate's own code, still reported with the header's skipped.
+  const SourceAnalysis misuse = analyzeSource("__device__ float deviceOnly(float);\n"
+                                              "__global__ void k(float *x) { x[threadIdx.x] = deviceOnly(1.f); }\n"
+                                              "void run(float *x) { deviceOnly(2.f); k<<<1, 32>>>(x); }\n",
+                                              "k.cu", warm, {});
+  EXPECT_NE(misuse.compilerDiagnostics.find("deviceOnly"), std::string::npos) << misuse.compilerDiagnostics;
+  ASSERT_EQ(misuse.reports.size(), 1u);
+  EXPECT_EQ(misuse.reports[0].kernels.size(), 1u);
+  std::remove(header.c_str());
 }
