@@ -303,6 +303,34 @@ Distribution readDistribution(const TaskReader &reader, const json::value &value
     reader.fail(field, "low must be below high");
   if (distribution.kind == "normal" && !(distribution.stddev > 0))
     reader.fail(field + ".stddev", "must be positive");
+  if (auto *outliers = object.if_contains("outliers")) {
+    const auto &spec = reader.object(*outliers, field + ".outliers");
+    Outliers value;
+    value.fraction = reader.number(reader.required(spec, "fraction", field + ".outliers"), field + ".outliers.fraction");
+    value.low = reader.number(reader.required(spec, "low", field + ".outliers"), field + ".outliers.low");
+    value.high = reader.number(reader.required(spec, "high", field + ".outliers"), field + ".outliers.high");
+    if (!(value.fraction > 0 && value.fraction < 1))
+      reader.fail(field + ".outliers.fraction", "must be in (0, 1)");
+    if (!(value.low < value.high))
+      reader.fail(field + ".outliers", "low must be below high");
+    if (distribution.kind == "offsets")
+      reader.fail(field + ".outliers", "offsets take no outliers (row pointers must stay sorted)");
+    distribution.outliers = value;
+  }
+  if (auto *segments = object.if_contains("segments")) {
+    const auto &spec = reader.object(*segments, field + ".segments");
+    Segments value;
+    value.length = reader.integer(reader.required(spec, "length", field + ".segments"), field + ".segments.length");
+    value.low = reader.number(reader.required(spec, "low", field + ".segments"), field + ".segments.low");
+    value.high = reader.number(reader.required(spec, "high", field + ".segments"), field + ".segments.high");
+    if (value.length <= 0)
+      reader.fail(field + ".segments.length", "must be positive");
+    if (!(value.low <= value.high))
+      reader.fail(field + ".segments", "low must not be above high");
+    if (distribution.kind == "offsets")
+      reader.fail(field + ".segments", "offsets take no segments (row pointers must stay sorted)");
+    distribution.segments = value;
+  }
   return distribution;
 }
 
@@ -415,15 +443,17 @@ TaskSpec buildTask(const std::string &text, const std::string &folderName, const
   if (!hasOutput)
     reader.fail("args", "no argument with intent out or inout: nothing to check");
 
-  if (auto *tolerance = root.if_contains("tolerance")) {
-    const auto &object = reader.object(*tolerance, "tolerance");
-    Tolerance value;
-    value.rtol = reader.number(reader.required(object, "rtol", "tolerance"), "tolerance.rtol");
-    value.atol = reader.number(reader.required(object, "atol", "tolerance"), "tolerance.atol");
-    if (value.rtol < 0 || value.atol < 0)
-      reader.fail("tolerance", "must not be negative");
-    task.tolerance = value;
-  }
+  for (const char *key : {"tolerance", "benchmark_tolerance"})
+    if (auto *tolerance = root.if_contains(key)) {
+      const std::string name = key;
+      const auto &object = reader.object(*tolerance, name);
+      Tolerance value;
+      value.rtol = reader.number(reader.required(object, "rtol", name), name + ".rtol");
+      value.atol = reader.number(reader.required(object, "atol", name), name + ".atol");
+      if (value.rtol < 0 || value.atol < 0)
+        reader.fail(name, "must not be negative");
+      (name == "tolerance" ? task.tolerance : task.benchmarkTolerance) = value;
+    }
   if (auto *memory = root.if_contains("memory"))
     task.memory = reader.choice(
         *memory, "memory",

@@ -230,6 +230,8 @@ void Api::handle(HttpRequest &&request, Respond respond) {
                              json::object{{"status", draining_ ? "draining" : "ok"},
                                           {"gpu", evaluator_.gpuAvailable()},
                                           {"analysis", evaluator_.analysisAvailable()},
+                                          {"scoring", evaluator_.scoringRefusal().empty() ? "ok" : "refused"},
+                                          {"insecure", evaluator_.config().insecureNoIsolation},
                                           {"ranker", evaluator_.rankerLoaded()},
                                           {"tasks", catalog_.tasks().size()},
                                           {"in_flight", accepted_.load()}}));
@@ -287,7 +289,9 @@ void Api::handle(HttpRequest &&request, Respond respond) {
         throw FieldError("field 'arch' must be sm_80 or sm_90");
       if (!evaluator_.analysisAvailable()) {
         counted(error(request, http::status::service_unavailable, "analysis_unavailable",
-                      "this cudaperfd was built without the analysis library"));
+                      evaluator_.scoringRefusal().empty()
+                          ? "this cudaperfd has no analysis server (built without the Clang development files)"
+                          : evaluator_.scoringRefusal()));
         return;
       }
       auto shared = std::make_shared<HttpRequest>(std::move(request));
@@ -299,8 +303,13 @@ void Api::handle(HttpRequest &&request, Respond respond) {
       return;
     }
     if (target == "/v1/evaluate" || target == "/v1/evaluate_batch") {
-      if (allow(http::verb::post))
-        evaluate(std::move(request), counted, target == "/v1/evaluate_batch");
+      if (!allow(http::verb::post))
+        return;
+      if (!evaluator_.scoringRefusal().empty()) {
+        counted(error(request, http::status::service_unavailable, "unisolated", evaluator_.scoringRefusal()));
+        return;
+      }
+      evaluate(std::move(request), counted, target == "/v1/evaluate_batch");
       return;
     }
     counted(error(request, http::status::not_found, "not_found", "no endpoint " + target));

@@ -54,6 +54,16 @@ std::vector<std::string> forbiddenSymbols(const std::vector<std::string> &undefi
 
 CandidateCompiler::CandidateCompiler(CompileOptions options) : options_(std::move(options)) {
   fs::create_directories(options_.cacheDirectory);
+  // nvcc sees the system (toolchains, headers) and its toolkit, nothing else
+  // of the host: no repository, no task folder, no other user's files that
+  // an #include could pull into the compiler's errors.
+  if (options_.limits.rootView.empty()) {
+    options_.limits.rootView = sandbox::systemRootView();
+    std::error_code error;
+    const fs::path toolkit = fs::weakly_canonical(options_.nvcc, error).parent_path().parent_path();
+    if (!error && !toolkit.empty())
+      options_.limits.rootView.push_back(toolkit.string());
+  }
   sandbox::Request request;
   request.argv = {options_.nvcc.string(), "--version"};
   sandbox::Limits limits = options_.limits;

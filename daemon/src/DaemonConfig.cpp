@@ -69,6 +69,13 @@ void apply(DaemonConfig &config, const std::string &key, const json::value &valu
     }
     fail(where, "expected a number");
   };
+  auto boolean = [&]() -> bool {
+    if (value.is_bool())
+      return value.get_bool();
+    if (text() == "true" || text() == "false")
+      return text() == "true";
+    fail(where, "expected true or false");
+  };
   auto positive = [&]() {
     const double n = number();
     if (!(n > 0))
@@ -85,8 +92,29 @@ void apply(DaemonConfig &config, const std::string &key, const json::value &valu
     config.cacheDir = text();
   else if (key == "ranker")
     config.rankerFile = text();
-  else if (key == "runner")
-    config.runner = text();
+  else if (key == "judge")
+    config.judge = text();
+  else if (key == "analysis_server")
+    config.analysisServer = text();
+  else if (key == "analysis_args") {
+    if (value.is_array()) {
+      config.analysisArgs.clear();
+      for (const auto &arg : value.get_array()) {
+        if (!arg.is_string())
+          fail(where, "expected a list of strings");
+        config.analysisArgs.emplace_back(arg.get_string());
+      }
+    } else {
+      config.analysisArgs.push_back(text()); // a flag adds one
+    }
+  } else if (key == "analysis_timeout_seconds")
+    config.analysisTimeoutSeconds = positive();
+  else if (key == "analysis_memory_bytes")
+    config.analysisMemoryBytes = static_cast<std::uint64_t>(positive());
+  else if (key == "analysis_servers")
+    config.analysisServers = static_cast<unsigned>(positive());
+  else if (key == "insecure_no_isolation")
+    config.insecureNoIsolation = boolean();
   else if (key == "nvcc")
     config.nvcc = text();
   else if (key == "arch")
@@ -130,14 +158,9 @@ void apply(DaemonConfig &config, const std::string &key, const json::value &valu
     if (config.logLevel != "trace" && config.logLevel != "debug" && config.logLevel != "info" &&
         config.logLevel != "warn" && config.logLevel != "error")
       fail(where, "expected trace, debug, info, warn or error");
-  } else if (key == "precompiled_headers") {
-    if (value.is_bool())
-      config.precompiledHeaders = value.get_bool();
-    else if (text() == "true" || text() == "false")
-      config.precompiledHeaders = text() == "true";
-    else
-      fail(where, "expected true or false");
-  } else if (key == "speedup_baseline") {
+  } else if (key == "precompiled_headers")
+    config.precompiledHeaders = boolean();
+  else if (key == "speedup_baseline") {
     const std::string baseline = text();
     if (baseline != "cpu" && baseline != "gpu")
       fail(where, "expected cpu or gpu");
@@ -203,7 +226,8 @@ DaemonConfig configFromArguments(const std::vector<std::string> &arguments) {
   }
   // Resolved once, against the directory the daemon starts in: the sandboxed
   // compiles and the harness run elsewhere and would miss a relative path.
-  for (auto *path : {&config.tasksDir, &config.dbFile, &config.cacheDir, &config.rankerFile})
+  for (auto *path : {&config.tasksDir, &config.dbFile, &config.cacheDir, &config.rankerFile, &config.judge,
+                     &config.analysisServer})
     if (!path->empty())
       *path = std::filesystem::absolute(*path);
   return config;

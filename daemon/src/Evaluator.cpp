@@ -2,19 +2,18 @@
 
 #include "cudaperf/contracts/ReportJson.h"
 
-#ifdef CUDAPERF_HAVE_ANALYSIS
-#include "cudaperf/analysis/Analyzer.h"
-#endif
 
 #include <boost/asio/post.hpp>
 #include <boost/json.hpp>
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <mutex>
+#include <random>
 #include <sstream>
 
 namespace cudaperf {
@@ -42,7 +41,7 @@ double numberOr(const json::object *object, const char *key, double fallback) {
 
 // ---------------------------------------------------------------- GpuQueue
 
-GpuQueue::GpuQueue(int gpu, HarnessOptions options, unsigned batch, Metrics &metrics)
+GpuQueue::GpuQueue(int gpu, JudgeOptions options, unsigned batch, Metrics &metrics)
     : gpu_(gpu), options_(std::move(options)), batch_(batch), metrics_(metrics) {
   options_.environment.emplace_back("CUDA_VISIBLE_DEVICES", std::to_string(gpu));
   thread_ = std::thread([this] { serve(); });
@@ -57,8 +56,8 @@ GpuQueue::~GpuQueue() {
   thread_.join();
 }
 
-std::future<json::object> GpuQueue::submit(HarnessJob job, std::shared_ptr<const ReferenceData> reference) {
-  Pending pending{std::move(job), std::move(reference), {}};
+std::future<json::object> GpuQueue::submit(JudgeJob job) {
+  Pending pending{std::move(job), {}};
   auto future = pending.promise.get_future();
   {
     std::lock_guard lock(mutex_);
@@ -81,14 +80,14 @@ void GpuQueue::serve() {
       wake_.wait(lock, [&] { return stopping_ || !pending_.empty(); });
       if (pending_.empty())
         return; // stopping, nothing left
-      // The oldest evaluation and the others of its task waiting with it: one warm harness.
+      // The oldest evaluation and the others of its task waiting with it: one
+      // judge (the task's buffers and the GPU baseline's timing made once).
       batch.push_back(std::move(pending_.front()));
       pending_.pop_front();
       for (auto it = pending_.begin(); it != pending_.end() && batch.size() < batch_;) {
-        // Same task, seed and trials: the same expected outputs and benchmark inputs.
-        const HarnessJob &first = batch.front().job;
-        if (it->job.task == first.task && it->job.seed == first.seed &&
-            it->job.effectiveTrials() == first.effectiveTrials() && it->job.baseline == first.baseline &&
+        const JudgeJob &first = batch.front().job;
+        if (it->job.task == first.task && it->job.effectiveTrials() == first.effectiveTrials() &&
+            it->job.baseline == first.baseline && it->job.reference == first.reference &&
             it->job.runs == first.runs && it->job.warmup == first.warmup) {
           batch.push_back(std::move(*it));
           it = pending_.erase(it);
@@ -97,14 +96,14 @@ void GpuQueue::serve() {
         }
       }
     }
-    HarnessJob job = batch.front().job;
+    JudgeJob job = batch.front().job;
     job.candidates.clear();
     for (const auto &pending : batch)
       job.candidates.push_back(pending.job.candidates.front());
     const auto start = Clock::now();
     std::vector<json::object> results;
     try {
-      results = runHarness(job, *batch.front().reference, options_);
+      results = runJudge(job, options_);
     } catch (const std::exception &error) {
       for (auto &pending : batch)
         pending.promise.set_value(json::object{{"status", "harness_error"}, {"error", error.what()}});
@@ -113,8 +112,8 @@ void GpuQueue::serve() {
     metrics_.observePhase("gpu", secondsSince(start) / static_cast<double>(batch.size()));
     for (std::size_t i = 0; i < batch.size(); ++i) {
       json::object result = i < results.size() ? std::move(results[i]) : json::object{{"status", "harness_error"}};
-      const auto *sandbox = objectAt(result, "sandbox");
-      if (sandbox && (sandbox->at("outcome") != "exited" || sandbox->at("exit_code") != 0))
+      const auto *judge = objectAt(result, "judge");
+      if (judge && (judge->at("outcome") != "exited" || judge->at("exit_code") != 0))
         metrics_.countWorkerRestart(gpu_);
       result["gpu"] = gpu_;
       batch[i].promise.set_value(std::move(result));
@@ -124,33 +123,80 @@ void GpuQueue::serve() {
 
 // --------------------------------------------------------------- Evaluator
 
+namespace {
+
+std::filesystem::path besideThisProgram(const std::filesystem::path &configured, const char *name) {
+  if (!configured.empty())
+    return configured;
+  std::error_code error;
+  return std::filesystem::read_symlink("/proc/self/exe", error).parent_path() / name;
+}
+
+std::string fileBytes(const std::filesystem::path &path) {
+  std::ifstream file(path, std::ios::binary);
+  std::stringstream contents;
+  contents << file.rdbuf();
+  return contents.str();
+}
+
+// A seed nobody can predict, fresh for every evaluation.
+std::uint64_t freshSeed() {
+  static std::random_device entropy;
+  const std::uint64_t seed = (static_cast<std::uint64_t>(entropy()) << 32) ^ entropy();
+  return seed ? seed : 1;
+}
+
+} // namespace
+
 Evaluator::Evaluator(DaemonConfig config, EvaluationStore &store, TaskCatalog &catalog, CandidateCompiler &compiler,
                      Metrics &metrics)
     : config_(std::move(config)), store_(store), catalog_(catalog), metrics_(metrics), compiler_(compiler),
       references_(config_.cacheDir / "reference-outputs"),
       cpuPool_(config_.cpuWorkers ? config_.cpuWorkers : std::max(1u, std::thread::hardware_concurrency())) {
-  std::filesystem::path runner = config_.runner;
-  if (runner.empty()) {
-    std::error_code error;
-    runner = std::filesystem::read_symlink("/proc/self/exe", error).parent_path() / "cudaperf-run";
+  const std::filesystem::path judge = besideThisProgram(config_.judge, "cudaperf-judge");
+  const std::filesystem::path worker = judge.parent_path() / "cudaperf-worker";
+  const std::filesystem::path analysisServer = besideThisProgram(config_.analysisServer, "cudaperf-analysis-server");
+  // The task folders are world-readable sources: hidden from the workers. The
+  // reference outputs, the compiled references and the store are the
+  // daemon's own (mode 0700 folders, a 0600 database), out of nobody's reach.
+  const std::vector<std::string> hidden = {std::filesystem::absolute(config_.tasksDir).string(),
+                                           std::filesystem::absolute(config_.cacheDir / "reference-outputs").string(),
+                                           std::filesystem::absolute(config_.cacheDir / "references").string()};
+
+  // Fail closed: without the sandbox's isolation nothing is scored, unless a
+  // developer asked for it explicitly (and every answer then says so).
+  {
+    sandbox::Request probe;
+    probe.argv = {"/bin/true"};
+    sandbox::Limits limits;
+    limits.hiddenPaths = hidden;
+    limits.privateTmpBytes = 1 << 20;
+    const sandbox::Result run = sandbox::run(probe, limits);
+    if (!run.succeeded() && !config_.insecureNoIsolation)
+      isolationProblem_ = "this cudaperfd cannot isolate candidates (" + run.note +
+                          "): it refuses to score. Run it as root on a kernel that allows namespaces, or, for "
+                          "development only, with --insecure-no-isolation true (every answer is then stamped "
+                          "insecure)";
+    if (!isolationProblem_.empty())
+      spdlog::error("{}", isolationProblem_);
   }
+
   std::vector<int> gpus = config_.gpus;
-  if (!config_.gpusGiven && std::filesystem::exists("/dev/nvidia0") && std::filesystem::exists(runner))
+  const bool judgeBuilt = std::filesystem::exists(judge) && std::filesystem::exists(worker);
+  if (!config_.gpusGiven && std::filesystem::exists("/dev/nvidia0") && judgeBuilt)
     gpus = {0};
-  if (!gpus.empty() && !std::filesystem::exists(runner)) {
-    spdlog::warn("no harness at {}: evaluations answer no_gpu", runner.string());
+  if (!gpus.empty() && !judgeBuilt) {
+    spdlog::warn("no judge at {}: evaluations answer no_gpu", judge.string());
     gpus.clear();
   }
   for (int gpu : gpus) {
-    HarnessOptions options;
-    options.runner = runner;
-    options.limits.wallSeconds = options.limits.cpuSeconds = config_.harnessWallSeconds;
-    // The task folders are world-readable sources: hidden. The reference
-    // outputs, the compiled references and the store are the daemon's own
-    // (mode 0700 folders, a 0600 database), out of the sandbox user's reach.
-    options.limits.hiddenPaths = {std::filesystem::absolute(config_.tasksDir).string(),
-                                  std::filesystem::absolute(config_.cacheDir / "reference-outputs").string(),
-                                  std::filesystem::absolute(config_.cacheDir / "references").string()};
+    JudgeOptions options;
+    options.judge = judge;
+    options.worker = worker;
+    options.wallSeconds = config_.harnessWallSeconds;
+    options.hiddenPaths = hidden;
+    options.requireIsolation = !config_.insecureNoIsolation;
+    options.environment.emplace_back("CUDA_VISIBLE_DEVICES", std::to_string(gpu));
     gpus_.push_back(std::make_unique<GpuQueue>(gpu, options, config_.workerBatch, metrics_));
   }
   for (const auto &queue : gpus_) {
@@ -161,27 +207,64 @@ Evaluator::Evaluator(DaemonConfig config, EvaluationStore &store, TaskCatalog &c
   }
   metrics_.gauge("cudaperf_evaluations_in_flight", "Evaluations accepted and not yet answered.",
                  [this] { return static_cast<double>(inFlight_.load()); });
-  toolVersions_ = "nvcc " + compiler_.nvccVersion() + "; cudaperf 1";
-  if (analysisAvailable())
-    precompiledHeader(config_.arch); // at start, not in the first request
+
+  if (std::filesystem::exists(analysisServer) && isolationProblem_.empty()) {
+    AnalysisPoolOptions options;
+    options.server = analysisServer;
+    options.extraArgs = config_.analysisArgs;
+    options.timeoutSeconds = config_.analysisTimeoutSeconds;
+    options.memoryBytes = config_.analysisMemoryBytes;
+    const unsigned workers = config_.cpuWorkers ? config_.cpuWorkers : std::thread::hardware_concurrency();
+    options.servers = config_.analysisServers ? config_.analysisServers : std::clamp(workers, 2u, 8u);
+    options.requireIsolation = !config_.insecureNoIsolation;
+    if (config_.precompiledHeaders) {
+      // In a folder of their own: the analysis servers see it, and nothing else of the cache.
+      const auto folder = std::filesystem::absolute(config_.cacheDir) / "analysis";
+      std::filesystem::create_directories(folder);
+      const auto file = folder / ("cuda-headers-" + config_.arch + ".pch");
+      const auto start = Clock::now();
+      const std::string problem = buildPrecompiledHeaders(analysisServer, config_.arch, file);
+      if (problem.empty()) {
+        options.precompiledHeaders[config_.arch] = file;
+        spdlog::info("analysis: CUDA headers precompiled for {} in {:.2f} s", config_.arch, secondsSince(start));
+      } else {
+        spdlog::warn("analysis: no precompiled headers for {} (every analysis parses them): {}", config_.arch,
+                     problem);
+      }
+    }
+    analysis_ = std::make_unique<AnalysisPool>(std::move(options));
+    metrics_.gauge("cudaperf_analysis_crashes_total", "Analyses that crashed their server (a Clang crash).",
+                   [this] { return static_cast<double>(analysis_->crashes()); });
+    metrics_.gauge("cudaperf_analysis_timeouts_total", "Analyses stopped at their deadline (a runaway parse).",
+                   [this] { return static_cast<double>(analysis_->timeouts()); });
+  }
+
+  // Every component that shapes an answer, by content: a rebuilt judge,
+  // worker, analysis or daemon never serves an answer of the old build.
+  std::vector<std::string> build = {"cudaperf-evaluate-v2", "nvcc " + compiler_.nvccVersion()};
+  for (const std::string &flag : compiler_.flags())
+    build.push_back(flag);
+  std::error_code noLink;
+  const auto self = std::filesystem::read_symlink("/proc/self/exe", noLink);
+  for (const auto &binary : {self, judge, worker, analysisServer})
+    build.push_back(binary.filename().string() + " " + contentKey({fileBytes(binary)}));
+  for (const auto &arg : config_.analysisArgs)
+    build.push_back("analysis " + arg);
+  buildId_ = contentKey(build);
+
   if (!config_.rankerFile.empty()) {
     const std::string problem = reloadRanker();
     if (!problem.empty())
       throw std::invalid_argument(problem);
   }
-  spdlog::info("evaluator: {} GPU queue(s), analysis {}, ranker {}", gpus_.size(),
-               analysisAvailable() ? "in process" : "not built", rankerLoaded() ? "loaded" : "none");
+  spdlog::info("evaluator: {} GPU queue(s), analysis {}, ranker {}, build {}{}", gpus_.size(),
+               analysisAvailable() ? "in sandboxed servers" : "unavailable", rankerLoaded() ? "loaded" : "none",
+               buildId_.substr(0, 12), config_.insecureNoIsolation ? ", INSECURE (no isolation required)" : "");
 }
 
 Evaluator::~Evaluator() { cpuPool_.join(); }
 
-bool Evaluator::analysisAvailable() const {
-#ifdef CUDAPERF_HAVE_ANALYSIS
-  return true;
-#else
-  return false;
-#endif
-}
+bool Evaluator::analysisAvailable() const { return analysis_ != nullptr; }
 
 std::string Evaluator::reloadRanker() {
   if (config_.rankerFile.empty())
@@ -218,49 +301,21 @@ std::optional<double> Evaluator::structuralReward(const json::object &features) 
   }
 }
 
-std::string Evaluator::precompiledHeader(const std::string &arch) {
-#ifdef CUDAPERF_HAVE_ANALYSIS
-  if (!config_.precompiledHeaders)
-    return "";
-  std::lock_guard lock(preambleMutex_);
-  if (auto known = preambles_.find(arch); known != preambles_.end())
-    return known->second;
-  AnalysisOptions options;
-  options.arch = arch;
-  std::filesystem::create_directories(config_.cacheDir);
-  const std::string file = (std::filesystem::absolute(config_.cacheDir) / ("cuda-headers-" + arch + ".pch")).string();
-  const auto start = Clock::now();
-  std::string problem = buildAnalysisPreamble(options, file);
-  if (problem.empty())
-    spdlog::info("analysis: CUDA headers precompiled for {} in {:.2f} s", arch, secondsSince(start));
-  else
-    spdlog::warn("analysis: no precompiled headers for {} (every analysis parses them): {}", arch, problem);
-  return preambles_[arch] = problem.empty() ? file : "";
-#else
-  (void)arch;
-  return "";
-#endif
-}
-
 json::object Evaluator::analyze(const std::string &source, const std::string &fileName, const std::string &arch) {
-#ifdef CUDAPERF_HAVE_ANALYSIS
-  AnalysisOptions options;
-  options.arch = arch;
-  options.precompiledHeader = precompiledHeader(arch);
+  if (!analysis_)
+    return {{"error", isolationProblem_.empty()
+                          ? "this cudaperfd has no analysis server (built without the Clang development files)"
+                          : isolationProblem_}};
   const auto start = Clock::now();
-  const SourceAnalysis analysis = analyzeSource(source, fileName, options, analysisCompilerArgs(options, {}));
+  json::object answer = analysis_->analyze(source, fileName, arch);
   metrics_.observePhase("analysis", secondsSince(start));
-  if (!analysis.parsed || analysis.reports.empty())
-    return {{"error", "the analysis could not run: " + analysis.compilerDiagnostics}};
-  json::object report = reportToJson(analysis.reports.front()).as_object();
+  if (!answer.contains("report") || !answer.at("report").is_object())
+    return {{"error", answer.contains("error") ? answer.at("error") : json::value("the analysis failed")}};
+  json::object report = std::move(answer.at("report").as_object());
   json::object features{{"report", report}, {"vector", report.at("features")}};
   if (const auto rStr = structuralReward(features))
     report["r_str"] = *rStr;
   return report;
-#else
-  (void)source, (void)fileName, (void)arch;
-  return {{"error", "this cudaperfd was built without the analysis library (no Clang development files)"}};
-#endif
 }
 
 std::string Evaluator::rankerHashNow() const {
@@ -276,7 +331,8 @@ std::string Evaluator::requestKey(const EvaluationRequest &request, const std::s
                 << ' ' << r.speedupMax << ' ' << r.lambdaStr << ' '
                 << (r.baseline == SpeedupBaseline::Cpu ? "cpu" : "gpu") << ' ' << gpuAvailable() << ' '
                 << rankerHashNow();
-  return contentKey({"evaluate-v1", request.task, taskJson, request.source, configuration.str(), toolVersions_});
+  return contentKey({"evaluate-v2", request.task, taskJson, request.source, configuration.str(), buildId_,
+                     config_.insecureNoIsolation ? "insecure" : "isolated"});
 }
 
 std::optional<std::string> Evaluator::cachedAnswer(const EvaluationRequest &request) {
@@ -295,6 +351,7 @@ std::optional<std::string> Evaluator::cachedAnswer(const EvaluationRequest &requ
   if (!stored)
     return std::nullopt;
   metrics_.countCacheHit();
+  stored->second.erase("replay"); // the secret seed stays in the store
   stored->second["id"] = stored->first;
   stored->second["cached"] = true;
   std::string text = json::serialize(stored->second);
@@ -318,6 +375,7 @@ json::object Evaluator::evaluate(const EvaluationRequest &request) {
   if (auto stored = store_.find(key)) {
     metrics_.countCacheHit();
     json::object result = std::move(stored->second);
+    result.erase("replay"); // the secret seed stays in the store
     result["id"] = stored->first;
     result["cached"] = true;
     return result;
@@ -326,6 +384,8 @@ json::object Evaluator::evaluate(const EvaluationRequest &request) {
   if (!task.error.empty())
     return {{"status", "harness_error"}, {"error", task.error}};
   json::object result = compute(request, task, key);
+  if (config_.insecureNoIsolation)
+    result["insecure"] = true;
   StoredEvaluation stored;
   stored.key = key;
   stored.task = request.task;
@@ -333,18 +393,20 @@ json::object Evaluator::evaluate(const EvaluationRequest &request) {
   stored.sourceHash = contentKey({request.source});
   stored.status = std::string(result.at("status").as_string());
   stored.gpu = result.contains("gpu") ? json::serialize(result.at("gpu")) : "";
-  stored.toolVersions = toolVersions_;
+  stored.toolVersions = buildId_;
   stored.result = result;
   const auto storeStart = Clock::now();
   result["id"] = store_.insert(stored);
   metrics_.observePhase("store", secondsSince(storeStart));
+  result.erase("replay");
   result["cached"] = false;
   return result;
 }
 
 json::object Evaluator::compute(const EvaluationRequest &request, const PreparedTask &task, const std::string &key) {
   const auto began = Clock::now();
-  // Analysis and compile in parallel on the CPU pool.
+  // Analysis and the reference outputs of this evaluation's secret seed on
+  // the CPU pool, in parallel with the compile.
   std::promise<json::object> featuresPromise;
   auto featuresFuture = featuresPromise.get_future();
   boost::asio::post(cpuPool_, [&, promise = std::move(featuresPromise)]() mutable {
@@ -354,10 +416,36 @@ json::object Evaluator::compute(const EvaluationRequest &request, const Prepared
       promise.set_value(json::object{{"error", error.what()}});
     }
   });
+  JudgeJob job;
+  job.task = task.spec;
+  job.taskJson = task.taskJson;
+  job.baseline = task.baseline;
+  job.reference = task.reference;
+  job.runs = config_.runs;
+  job.warmup = config_.warmup;
+  const std::uint64_t seed = config_.seed ? config_.seed : freshSeed();
+  std::promise<std::shared_ptr<const ReferenceData>> referencePromise;
+  auto referenceFuture = referencePromise.get_future();
+  std::string referenceProblem;
+  const bool judged = gpuAvailable();
+  if (judged)
+    boost::asio::post(cpuPool_, [&, promise = std::move(referencePromise)]() mutable {
+      const auto start = Clock::now();
+      try {
+        // A fixed seed may be cached; a fresh one is used once.
+        promise.set_value(std::make_shared<const ReferenceData>(references_.compute(
+            *task.spec, task.taskJson, task.reference, seed, job.effectiveTrials(), true, config_.seed != 0)));
+      } catch (const std::exception &error) {
+        referenceProblem = error.what();
+        promise.set_value(nullptr);
+      }
+      metrics_.observePhase("reference", secondsSince(start));
+    });
   const auto compileStart = Clock::now();
   const CompileResult compiled = compiler_.compile(request.source, task.spec->allowedLibraries);
   metrics_.observePhase("compile", secondsSince(compileStart));
   json::object report = featuresFuture.get();
+  const std::shared_ptr<const ReferenceData> reference = judged ? referenceFuture.get() : nullptr;
 
   json::object result;
   result["task"] = request.task;
@@ -385,53 +473,37 @@ json::object Evaluator::compute(const EvaluationRequest &request, const Prepared
   outcome.compiled = compiled.ok;
   if (!compiled.ok) {
     result["status"] = compiled.rejected ? "rejected" : "compile_error";
-  } else if (!gpuAvailable()) {
+  } else if (!judged) {
     result["status"] = "no_gpu";
+  } else if (!reference) {
+    result["status"] = "bad_task";
+    result["error"] = referenceProblem;
   } else {
-    HarnessJob job;
-    job.task = task.spec;
-    job.taskJson = task.taskJson;
-    job.candidates = {compiled.library};
-    job.baseline = task.baseline;
-    job.seed = config_.seed;
-    job.runs = config_.runs;
-    job.warmup = config_.warmup;
-    const auto referenceStart = Clock::now();
-    std::shared_ptr<const ReferenceData> reference;
-    try {
-      reference = std::make_shared<const ReferenceData>(
-          references_.compute(*task.spec, task.taskJson, task.reference, job.seed, job.effectiveTrials(), true));
-    } catch (const std::exception &error) {
-      result["status"] = "harness_error";
-      result["error"] = error.what();
-    }
-    metrics_.observePhase("reference", secondsSince(referenceStart));
-    if (reference) {
-      GpuQueue &queue = *gpus_[nextGpu_++ % gpus_.size()];
-      json::object run = queue.submit(job, reference).get();
-      for (auto &[field, value] : run)
-        result[field] = value;
-      const json::object *correctness = objectAt(result, "correctness");
-      outcome.testsPassed = static_cast<int>(numberOr(correctness, "passed", 0));
-      outcome.testsTotal = static_cast<int>(numberOr(correctness, "total", 0));
-      if (json::object *timing = result.contains("timing") ? result["timing"].if_object() : nullptr) {
-        const char *which = config_.reward.baseline == SpeedupBaseline::Cpu ? "speedup_cpu" : "speedup_gpu";
-        if (const auto *speedup = timing->if_contains(which); speedup && speedup->is_number()) {
-          outcome.speedup = speedup->to_number<double>();
-          (*timing)["speedup"] = *outcome.speedup;
-          (*timing)["baseline"] = config_.reward.baseline == SpeedupBaseline::Cpu ? "cpu" : "gpu";
-        }
-        outcome.cv = numberOr(timing, "cv", 0);
+    job.candidates = {JudgeCandidate{compiled.library, seed, reference}};
+    GpuQueue &queue = *gpus_[nextGpu_++ % gpus_.size()];
+    json::object run = queue.submit(job).get();
+    for (auto &[field, value] : run)
+      result[field] = value;
+    const json::object *correctness = objectAt(result, "correctness");
+    outcome.testsPassed = static_cast<int>(numberOr(correctness, "passed", 0));
+    outcome.testsTotal = static_cast<int>(numberOr(correctness, "total", 0));
+    if (json::object *timing = result.contains("timing") ? result["timing"].if_object() : nullptr) {
+      const char *which = config_.reward.baseline == SpeedupBaseline::Cpu ? "speedup_cpu" : "speedup_gpu";
+      if (const auto *speedup = timing->if_contains(which); speedup && speedup->is_number()) {
+        outcome.speedup = speedup->to_number<double>();
+        (*timing)["speedup"] = *outcome.speedup;
+        (*timing)["baseline"] = config_.reward.baseline == SpeedupBaseline::Cpu ? "cpu" : "gpu";
       }
-      // A rejected or broken run earns no correctness credit.
-      if (result.at("status") != "ok" && result.at("status") != "wrong_answer")
-        outcome.testsPassed = 0, outcome.testsTotal = std::max(outcome.testsTotal, 1);
+      outcome.cv = numberOr(timing, "cv", 0);
     }
+    // A rejected or broken run earns no correctness credit.
+    if (result.at("status") != "ok" && result.at("status") != "wrong_answer")
+      outcome.testsPassed = 0, outcome.testsTotal = std::max(outcome.testsTotal, 1);
   }
   const std::string status(result.at("status").as_string());
   json::object reward;
-  if (status == "no_gpu" || status == "harness_error") {
-    reward["r_ver"] = nullptr; // nothing was verified
+  if (status == "no_gpu" || status == "harness_error" || status == "bad_task") {
+    reward["r_ver"] = nullptr; // nothing was verified, and nothing of it is the candidate's doing
   } else {
     if (status == "rejected")
       outcome.compiled = false; // a hack is scored like a failed compile

@@ -17,7 +17,8 @@ namespace cudaperf {
 
 namespace {
 
-constexpr const char *kFormat = "reference-outputs-v1";
+constexpr const char *kFormat = "reference-outputs-v2"; // v2: counter-based inputs (InputDraw.h)
+constexpr std::uint64_t kCpuBaselineSeed = 0xC0FFEE;
 
 std::string readFile(const std::filesystem::path &path) {
   std::ifstream stream(path, std::ios::binary);
@@ -108,39 +109,84 @@ std::string degenerateOutput(const TaskSpec &task, const std::vector<std::vector
   return "";
 }
 
-ReferenceData ReferenceOutputs::compute(const TaskSpec &task, const std::string &taskJson,
-                                        const std::filesystem::path &referenceLibrary, std::uint64_t seed,
-                                        std::size_t trials, bool measureCpuBaseline) {
-  const std::string key =
-      contentKey({kFormat, taskJson, readFile(referenceLibrary), std::to_string(seed), std::to_string(trials)});
+double ReferenceOutputs::cpuBaselineMs(const TaskSpec &task, const std::string &taskJson,
+                                       const std::filesystem::path &referenceLibrary) {
+  const std::string key = contentKey({kFormat, "cpu-baseline", taskJson, readFile(referenceLibrary)});
   std::lock_guard computing(keyMutex(key));
   {
     std::lock_guard lock(mutex_);
-    if (auto known = memory_.find(key);
-        known != memory_.end() && (!measureCpuBaseline || known->second.cpuBaselineMs >= 0)) {
-      ReferenceData data = known->second;
+    if (auto known = cpuBaselines_.find(key); known != cpuBaselines_.end())
+      return known->second;
+  }
+  const std::filesystem::path cpuFile = cacheDirectory_ / (task.name + "-" + key + ".cpu_ms");
+  if (!cacheDirectory_.empty() && std::filesystem::exists(cpuFile)) {
+    const double ms = std::stod(readFile(cpuFile));
+    std::lock_guard lock(mutex_);
+    return cpuBaselines_[key] = ms;
+  }
+  ReferenceLibrary reference(referenceLibrary, task);
+  const auto inputs = generateArguments(task, task.benchmarkSize, benchmarkSeed(kCpuBaselineSeed));
+  // Median of 3 runs, or fewer when the reference is slow (a naive C GEMM
+  // takes seconds): the CPU baseline is a scale, not a benchmark.
+  std::vector<double> runs;
+  double spentMs = 0;
+  for (int run = 0; run < 3 && spentMs < 2000; ++run) {
+    auto copy = inputs;
+    const auto registers = hostRegisters(copy);
+    const auto start = std::chrono::steady_clock::now();
+    callEntry(reference.entry, registers);
+    runs.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
+    spentMs += runs.back();
+  }
+  const double ms = median(runs);
+  if (!cacheDirectory_.empty()) {
+    std::ostringstream text;
+    text.precision(17);
+    text << ms;
+    std::lock_guard lock(mutex_);
+    writeFileAtomically(cpuFile, text.str());
+  }
+  std::lock_guard lock(mutex_);
+  return cpuBaselines_[key] = ms;
+}
+
+ReferenceData ReferenceOutputs::compute(const TaskSpec &task, const std::string &taskJson,
+                                        const std::filesystem::path &referenceLibrary, std::uint64_t seed,
+                                        std::size_t trials, bool measureCpuBaseline, bool cacheExpected) {
+  const std::string key =
+      contentKey({kFormat, taskJson, readFile(referenceLibrary), std::to_string(seed), std::to_string(trials)});
+  ReferenceData data;
+  const auto began = std::chrono::steady_clock::now();
+  if (measureCpuBaseline)
+    data.cpuBaselineMs = cpuBaselineMs(task, taskJson, referenceLibrary);
+  // A fresh seed is computed once and never again: no per-key lock to keep.
+  std::unique_lock<std::mutex> computing;
+  if (cacheExpected)
+    computing = std::unique_lock<std::mutex>(keyMutex(key));
+  if (cacheExpected) {
+    std::lock_guard lock(mutex_);
+    if (auto known = memory_.find(key); known != memory_.end()) {
+      const double cpu = data.cpuBaselineMs;
+      data = known->second;
+      data.cpuBaselineMs = cpu;
       data.fromCache = true;
       data.seconds = 0;
       return data;
     }
   }
   const std::filesystem::path blobFile = cacheDirectory_ / (task.name + "-" + key + ".expected");
-  const std::filesystem::path cpuFile = cacheDirectory_ / (task.name + "-" + key + ".cpu_ms");
-  ReferenceData data;
-  if (!cacheDirectory_.empty()) {
+  if (cacheExpected && !cacheDirectory_.empty()) {
     std::lock_guard lock(mutex_);
-    if (std::filesystem::exists(blobFile) && (!measureCpuBaseline || std::filesystem::exists(cpuFile))) {
+    if (std::filesystem::exists(blobFile)) {
       data.expectedBlob = readFile(blobFile);
-      if (measureCpuBaseline)
-        data.cpuBaselineMs = std::stod(readFile(cpuFile));
       if (data.expectedBlob.size() == expectedBlobBytes(task, trials)) {
         data.fromCache = true;
         return data;
       }
+      data.expectedBlob.clear();
     }
   }
 
-  const auto began = std::chrono::steady_clock::now();
   ReferenceLibrary reference(referenceLibrary, task);
   std::vector<std::vector<HostBuffer>> tests;
   for (std::size_t trial = 0; trial < trials; ++trial)
@@ -160,23 +206,9 @@ ReferenceData ReferenceOutputs::compute(const TaskSpec &task, const std::string 
     throw TaskError("task '" + task.name + "': the reference output '" + output +
                     "' holds one value in every correctness test: a task whose expected output is constant "
                     "cannot tell a wrong candidate from a right one");
-  if (measureCpuBaseline) {
-    const auto inputs = generateArguments(task, task.benchmarkSize, benchmarkSeed(seed));
-    // Median of 3 runs, or fewer when the reference is slow (a naive C GEMM
-    // takes seconds): the CPU baseline is a scale, not a benchmark.
-    std::vector<double> runs;
-    double spentMs = 0;
-    for (int run = 0; run < 3 && spentMs < 2000; ++run) {
-      auto copy = inputs;
-      const auto registers = hostRegisters(copy);
-      const auto start = std::chrono::steady_clock::now();
-      callEntry(reference.entry, registers);
-      runs.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
-      spentMs += runs.back();
-    }
-    data.cpuBaselineMs = median(runs);
-  }
   data.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
+  if (!cacheExpected)
+    return data;
   {
     std::lock_guard lock(mutex_);
     if (memory_.size() >= 64)
@@ -186,12 +218,6 @@ ReferenceData ReferenceOutputs::compute(const TaskSpec &task, const std::string 
   if (!cacheDirectory_.empty()) {
     std::lock_guard lock(mutex_);
     writeFileAtomically(blobFile, data.expectedBlob);
-    if (measureCpuBaseline) {
-      std::ostringstream text;
-      text.precision(17);
-      text << data.cpuBaselineMs;
-      writeFileAtomically(cpuFile, text.str());
-    }
   }
   return data;
 }

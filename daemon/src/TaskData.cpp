@@ -2,174 +2,59 @@
 
 #include <cmath>
 #include <cstring>
-#include <random>
+#include <algorithm>
 
 namespace cudaperf {
 
-namespace {
-
-// float <-> IEEE half / bfloat16 bits, round to nearest even.
-std::uint16_t toHalf(float value) {
-  std::uint32_t bits;
-  std::memcpy(&bits, &value, 4);
-  const std::uint32_t sign = (bits >> 16) & 0x8000u;
-  const int exponent = static_cast<int>((bits >> 23) & 0xff) - 127 + 15;
-  std::uint32_t mantissa = bits & 0x7fffffu;
-  if (((bits >> 23) & 0xff) == 0xff)
-    return static_cast<std::uint16_t>(sign | 0x7c00u | (mantissa ? 0x200u : 0));
-  if (exponent >= 31)
-    return static_cast<std::uint16_t>(sign | 0x7c00u);
-  if (exponent <= 0) {
-    if (exponent < -10)
-      return static_cast<std::uint16_t>(sign);
-    mantissa |= 0x800000u;
-    const int shift = 14 - exponent;
-    std::uint32_t half = mantissa >> shift;
-    const std::uint32_t rest = mantissa & ((1u << shift) - 1);
-    if (rest > (1u << (shift - 1)) || (rest == (1u << (shift - 1)) && (half & 1)))
-      ++half;
-    return static_cast<std::uint16_t>(sign | half);
-  }
-  std::uint32_t half = sign | (static_cast<std::uint32_t>(exponent) << 10) | (mantissa >> 13);
-  const std::uint32_t rest = mantissa & 0x1fffu;
-  if (rest > 0x1000u || (rest == 0x1000u && (half & 1)))
-    ++half;
-  return static_cast<std::uint16_t>(half);
-}
-
-float fromHalf(std::uint16_t half) {
-  const std::uint32_t sign = (half & 0x8000u) << 16;
-  const std::uint32_t exponent = (half >> 10) & 0x1f;
-  std::uint32_t mantissa = half & 0x3ffu;
-  std::uint32_t bits;
-  if (exponent == 0) {
-    if (mantissa == 0) {
-      bits = sign;
-    } else {
-      int e = -1;
-      do {
-        ++e;
-        mantissa <<= 1;
-      } while (!(mantissa & 0x400u));
-      bits = sign | ((127 - 15 - e) << 23) | ((mantissa & 0x3ffu) << 13);
-    }
-  } else if (exponent == 31) {
-    bits = sign | 0x7f800000u | (mantissa << 13);
-  } else {
-    bits = sign | ((exponent - 15 + 127) << 23) | (mantissa << 13);
-  }
-  float value;
-  std::memcpy(&value, &bits, 4);
-  return value;
-}
-
-std::uint16_t toBf16(float value) {
-  std::uint32_t bits;
-  std::memcpy(&bits, &value, 4);
-  if (std::isnan(value))
-    return static_cast<std::uint16_t>((bits >> 16) | 0x40);
-  bits += 0x7fffu + ((bits >> 16) & 1);
-  return static_cast<std::uint16_t>(bits >> 16);
-}
-
-float fromBf16(std::uint16_t value) {
-  const std::uint32_t bits = static_cast<std::uint32_t>(value) << 16;
-  float result;
-  std::memcpy(&result, &bits, 4);
-  return result;
-}
-
-void store(HostBuffer &buffer, std::size_t index, double value) {
-  unsigned char *at = buffer.bytes.data() + index * elementBytes(buffer.type);
-  switch (buffer.type) {
-  case ElementType::Float32: {
-    const float v = static_cast<float>(value);
-    std::memcpy(at, &v, 4);
-    break;
-  }
-  case ElementType::Float64:
-    std::memcpy(at, &value, 8);
-    break;
-  case ElementType::Float16: {
-    const std::uint16_t v = toHalf(static_cast<float>(value));
-    std::memcpy(at, &v, 2);
-    break;
-  }
-  case ElementType::BFloat16: {
-    const std::uint16_t v = toBf16(static_cast<float>(value));
-    std::memcpy(at, &v, 2);
-    break;
-  }
-  case ElementType::Int32: {
-    const auto v = static_cast<std::int32_t>(value);
-    std::memcpy(at, &v, 4);
-    break;
-  }
-  case ElementType::Int64: {
-    const auto v = static_cast<std::int64_t>(value);
-    std::memcpy(at, &v, 8);
-    break;
-  }
-  case ElementType::UInt8:
-    *at = static_cast<unsigned char>(value);
-    break;
-  case ElementType::UInt32: {
-    const auto v = static_cast<std::uint32_t>(value);
-    std::memcpy(at, &v, 4);
-    break;
-  }
-  }
-}
-
-} // namespace
-
 double elementAsDouble(const HostBuffer &buffer, std::size_t index) {
-  const unsigned char *at = buffer.bytes.data() + index * elementBytes(buffer.type);
-  switch (buffer.type) {
-  case ElementType::Float32: {
-    float v;
-    std::memcpy(&v, at, 4);
-    return v;
-  }
-  case ElementType::Float64: {
-    double v;
-    std::memcpy(&v, at, 8);
-    return v;
-  }
-  case ElementType::Float16: {
-    std::uint16_t v;
-    std::memcpy(&v, at, 2);
-    return fromHalf(v);
-  }
-  case ElementType::BFloat16: {
-    std::uint16_t v;
-    std::memcpy(&v, at, 2);
-    return fromBf16(v);
-  }
-  case ElementType::Int32: {
-    std::int32_t v;
-    std::memcpy(&v, at, 4);
-    return v;
-  }
-  case ElementType::Int64: {
-    std::int64_t v;
-    std::memcpy(&v, at, 8);
-    return static_cast<double>(v);
-  }
-  case ElementType::UInt8:
-    return *at;
-  case ElementType::UInt32: {
-    std::uint32_t v;
-    std::memcpy(&v, at, 4);
-    return v;
-  }
-  }
-  return 0;
+  return draw::loadElement(buffer.bytes.data() + index * elementBytes(buffer.type), storedTypeOf(buffer.type));
 }
 
-std::uint64_t testSeed(std::uint64_t seed, std::size_t trial, std::size_t sizeIndex) {
-  return seed * 1000003ull + trial * 101ull + sizeIndex;
+draw::StoredType storedTypeOf(ElementType type) {
+  // ElementType and StoredType list the types in the same order.
+  return static_cast<draw::StoredType>(static_cast<int>(type));
 }
+
+draw::DrawSpec drawSpecFor(const ArgumentSpec &spec, std::size_t trial) {
+  const Distribution &d = spec.distributionForTrial(trial);
+  draw::DrawSpec out;
+  static const std::pair<const char *, draw::Kind> kinds[] = {
+      {"uniform", draw::Kind::Uniform},   {"normal", draw::Kind::Normal}, {"randint", draw::Kind::RandInt},
+      {"constant", draw::Kind::Constant}, {"arange", draw::Kind::Arange}, {"offsets", draw::Kind::Offsets}};
+  for (const auto &[name, kind] : kinds)
+    if (d.kind == name)
+      out.kind = kind;
+  out.type = storedTypeOf(spec.type);
+  out.low = d.low;
+  out.high = d.high;
+  out.mean = d.mean;
+  out.stddev = d.stddev;
+  out.value = d.value;
+  out.step = d.step;
+  if (d.outliers) {
+    out.outlierFraction = d.outliers->fraction;
+    out.outlierLow = d.outliers->low;
+    out.outlierHigh = d.outliers->high;
+  }
+  if (d.segments) {
+    out.segmentLength = d.segments->length;
+    out.segmentLow = d.segments->low;
+    out.segmentHigh = d.segments->high;
+  }
+  return out;
+}
+
+// Stream numbers: correctness tests below 2^40, timed calls from 2^40, the
+// CPU baseline's inputs at 2^41.
+std::uint64_t testSeed(std::uint64_t seed, std::size_t trial, std::size_t sizeIndex) {
+  return draw::streamKey(seed, (static_cast<std::uint64_t>(trial) << 20) + sizeIndex);
+}
+
+std::uint64_t timedCallSeed(std::uint64_t seed, std::size_t call) {
+  return draw::streamKey(seed, (1ull << 40) + call);
+}
+
+std::uint64_t benchmarkSeed(std::uint64_t seed) { return draw::streamKey(seed, 1ull << 41); }
 
 std::size_t expectedOutputBytes(const TaskSpec &task, std::size_t sizeIndex) {
   std::size_t bytes = 0;
@@ -187,7 +72,7 @@ std::size_t expectedBlobBytes(const TaskSpec &task, std::size_t trials) {
   return bytes * trials;
 }
 
-std::vector<ArgumentData> generateArguments(const TaskSpec &task, const SizeBinding &sizes, std::uint64_t seed,
+std::vector<ArgumentData> generateArguments(const TaskSpec &task, const SizeBinding &sizes, std::uint64_t stream,
                                             std::size_t trial) {
   std::vector<ArgumentData> arguments;
   for (std::size_t a = 0; a < task.args.size(); ++a) {
@@ -202,37 +87,36 @@ std::vector<ArgumentData> generateArguments(const TaskSpec &task, const SizeBind
     HostBuffer &buffer = data.buffer;
     buffer.type = spec.type;
     buffer.count = static_cast<std::size_t>(evaluateSizeExpression(spec.size, sizes));
-    buffer.bytes.assign(buffer.count * elementBytes(spec.type), 0xff);
+    const std::size_t width = elementBytes(spec.type);
+    buffer.bytes.assign(buffer.count * width, 0xff);
     if (spec.intent != Intent::Out) {
-      std::mt19937_64 random(seed * 0x9E3779B97F4A7C15ull + a + 1);
-      const Distribution &d = spec.distributionForTrial(trial);
-      std::uniform_real_distribution<double> uniform(d.low, d.high);
-      std::normal_distribution<double> normal(d.mean, d.stddev);
-      std::uniform_int_distribution<std::int64_t> integer(static_cast<std::int64_t>(std::ceil(d.low)),
-                                                          static_cast<std::int64_t>(std::ceil(d.high)) - 1);
-      double running = 0; // offsets: the running sum
-      for (std::size_t i = 0; i < buffer.count; ++i) {
-        double value = 0;
-        if (d.kind == "uniform")
-          value = isFloating(spec.type) ? uniform(random) : std::floor(uniform(random));
-        else if (d.kind == "normal")
-          value = isFloating(spec.type) ? normal(random) : std::round(normal(random));
-        else if (d.kind == "randint")
-          value = static_cast<double>(integer(random));
-        else if (d.kind == "constant")
-          value = d.value;
-        else if (d.kind == "arange")
-          value = static_cast<double>(i) * d.step;
-        else if (d.kind == "offsets") {
-          value = running;
-          running += static_cast<double>(integer(random));
+      const draw::DrawSpec d = drawSpecFor(spec, trial);
+      const std::uint64_t key = draw::argumentKey(stream, a);
+      if (d.kind == draw::Kind::Offsets) {
+        std::int64_t running = 0; // 0, then running sums of the increments
+        for (std::size_t i = 0; i < buffer.count; ++i) {
+          draw::storeElement(buffer.bytes.data() + i * width, d.type, static_cast<double>(running));
+          running += draw::randomInteger(d, key, i, 0);
         }
-        store(buffer, i, value);
+      } else {
+        for (std::size_t i = 0; i < buffer.count; ++i)
+          draw::storeElement(buffer.bytes.data() + i * width, d.type, draw::drawValue(d, key, i));
       }
     }
     arguments.push_back(std::move(data));
   }
   return arguments;
+}
+
+double rmsScale(const HostBuffer &expected) {
+  double squares = 0;
+  for (std::size_t i = 0; i < expected.count; ++i) {
+    const double e = elementAsDouble(expected, i);
+    if (e - e == 0) // finite
+      squares += e * e;
+  }
+  const double rms = expected.count ? std::sqrt(squares / static_cast<double>(expected.count)) : 0;
+  return rms > 0 ? rms : 1.0;
 }
 
 BufferComparison compareBuffers(const std::string &argument, const HostBuffer &expected, const HostBuffer &actual,
@@ -242,41 +126,18 @@ BufferComparison compareBuffers(const std::string &argument, const HostBuffer &e
   result.count = expected.count;
   if (actual.count != expected.count || actual.type != expected.type) {
     result.mismatches = expected.count ? expected.count : 1;
+    result.maxRatio = draw::infinity();
     return result;
   }
   const bool floating = isFloating(expected.type);
-  double squares = 0;
-  bool allEqual = true;
-  const double first = expected.count ? elementAsDouble(expected, 0) : 0;
-  for (std::size_t i = 0; i < expected.count; ++i) {
-    const double e = elementAsDouble(expected, i);
-    if (std::isfinite(e))
-      squares += e * e;
-    allEqual &= e == first;
-  }
-  result.degenerateExpected = expected.count > 1 && allEqual;
-  const double rms = expected.count ? std::sqrt(squares / static_cast<double>(expected.count)) : 0;
-  result.scale = rms > 0 ? rms : 1.0;
+  result.scale = rmsScale(expected);
   for (std::size_t i = 0; i < expected.count; ++i) {
     const double e = elementAsDouble(expected, i);
     const double a = elementAsDouble(actual, i);
-    bool ok;
-    double absError = 0;
-    if (!floating) {
-      ok = e == a;
-      absError = std::fabs(a - e);
-    } else if (std::isnan(e) || std::isnan(a)) {
-      ok = std::isnan(e) && std::isnan(a);
-      absError = ok ? 0 : INFINITY;
-    } else if (std::isinf(e) || std::isinf(a)) {
-      ok = e == a;
-      absError = ok ? 0 : INFINITY;
-    } else {
-      absError = std::fabs(a - e);
-      ok = absError <= tolerance.atol * result.scale + tolerance.rtol * std::fabs(e);
-    }
-    if (absError > result.maxAbsError)
-      result.maxAbsError = absError;
+    double absError = 0, ratio = 0;
+    const bool ok = draw::elementMatches(e, a, floating, tolerance.atol, tolerance.rtol, result.scale, absError, ratio);
+    result.maxAbsError = std::max(result.maxAbsError, absError);
+    result.maxRatio = std::max(result.maxRatio, ratio);
     if (e != 0 && absError / std::fabs(e) > result.maxRelError)
       result.maxRelError = absError / std::fabs(e);
     if (!ok) {

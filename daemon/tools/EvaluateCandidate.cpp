@@ -1,20 +1,23 @@
-// cudaperf-evaluate: one compiled candidate through the whole GPU evaluation
-// the daemon runs: the reference outputs and CPU baseline from the trusted
-// side (cached on disk), then the harness in the sandbox, with the task's
-// folder, the reference and its cache hidden from the candidate.
+// cudaperf-evaluate: compiled candidates through the GPU evaluation the
+// daemon runs, without HTTP: the reference outputs and the CPU baseline from
+// the trusted side (cached on disk for a fixed seed), then the judge, which
+// evaluates each candidate in a sandboxed worker of its own with the task's
+// folder, the reference and its cache hidden.
 //
 //   cudaperf-evaluate --task DIR --reference LIB --candidate LIB [--candidate LIB]...
-//                     [--baseline LIB] [--reference-cache DIR] [--runner PATH]
-//                     [--hide PATH]... [--wall S] [--seed N] [--trials N]
-//                     [--warmup N] [--runs N] [--repeat N] [--skip-timing]
+//                     [--baseline LIB] [--reference-cache DIR] [--judge PATH] [--worker PATH]
+//                     [--hide PATH]... [--wall S] [--seed N|fresh] [--trials N] [--warmup N]
+//                     [--runs N] [--repeat N] [--skip-timing] [--device cuda|none]
+//                     [--insecure-no-isolation]
 //   cudaperf-evaluate --task DIR --reference LIB --reference-cache DIR --prepare
 //
-// Prints one JSON object per evaluation: every candidate (each --repeat
-// times) in one warm harness, restarted when a candidate ends it. --prepare
-// only fills the reference cache (expected outputs, CPU baseline).
+// Prints one JSON object per evaluation, each candidate --repeat times, in
+// one judge (restarted when its own GPU context fails). --seed fresh draws a
+// new secret seed per evaluation, as the daemon does. --prepare only fills
+// the reference cache (expected outputs, CPU baseline).
 // Exit status 0 when every evaluation was answered, 1 otherwise, 2 on bad usage.
 #include "cudaperf/contracts/TaskSpec.h"
-#include "cudaperf/daemon/HarnessRun.h"
+#include "cudaperf/daemon/JudgeRun.h"
 #include "cudaperf/daemon/ReferenceOutputs.h"
 
 #include <boost/json.hpp>
@@ -22,6 +25,7 @@
 #include <chrono>
 #include <fstream>
 #include <iostream>
+#include <random>
 #include <sstream>
 #include <unistd.h>
 
@@ -38,8 +42,9 @@ std::filesystem::path besideThisProgram(const std::string &name) {
 int usage(const std::string &problem) {
   std::cerr << "cudaperf-evaluate: " << problem
             << "\nusage: cudaperf-evaluate --task DIR --reference LIB --candidate LIB [--candidate LIB]...\n"
-               "         [--baseline LIB] [--reference-cache DIR] [--runner PATH] [--hide PATH]... [--wall S]\n"
-               "         [--seed N] [--trials N] [--warmup N] [--runs N] [--repeat N] [--skip-timing]\n"
+               "         [--baseline LIB] [--reference-cache DIR] [--judge PATH] [--worker PATH] [--hide PATH]...\n"
+               "         [--wall S] [--seed N|fresh] [--trials N] [--warmup N] [--runs N] [--repeat N]\n"
+               "         [--skip-timing] [--device cuda|none] [--insecure-no-isolation]\n"
                "       cudaperf-evaluate --task DIR --reference LIB --reference-cache DIR --prepare\n";
   return 2;
 }
@@ -48,10 +53,12 @@ int usage(const std::string &problem) {
 
 int main(int argc, char **argv) {
   std::filesystem::path taskDir, reference, cacheDir;
-  cudaperf::HarnessJob job;
-  cudaperf::HarnessOptions options;
-  options.runner = besideThisProgram("cudaperf-run");
-  std::vector<std::string> hidden;
+  std::vector<std::filesystem::path> libraries;
+  cudaperf::JudgeJob job;
+  cudaperf::JudgeOptions options;
+  options.judge = besideThisProgram("cudaperf-judge");
+  std::uint64_t seed = 1;
+  bool freshSeeds = false;
   int repeat = 1;
   bool prepareOnly = false;
   try {
@@ -65,7 +72,7 @@ int main(int argc, char **argv) {
       if (arg == "--task")
         taskDir = next();
       else if (arg == "--candidate")
-        job.candidates.push_back(next());
+        libraries.push_back(next());
       else if (arg == "--prepare")
         prepareOnly = true;
       else if (arg == "--reference")
@@ -74,15 +81,20 @@ int main(int argc, char **argv) {
         job.baseline = next();
       else if (arg == "--reference-cache")
         cacheDir = next();
-      else if (arg == "--runner")
-        options.runner = next();
+      else if (arg == "--judge")
+        options.judge = next();
+      else if (arg == "--worker")
+        options.worker = next();
       else if (arg == "--hide")
-        hidden.push_back(std::filesystem::absolute(next()).string());
+        options.hiddenPaths.push_back(std::filesystem::absolute(next()).string());
       else if (arg == "--wall")
-        options.limits.wallSeconds = options.limits.cpuSeconds = std::stod(next());
-      else if (arg == "--seed")
-        job.seed = std::stoull(next());
-      else if (arg == "--trials")
+        options.wallSeconds = std::stod(next());
+      else if (arg == "--seed") {
+        const std::string value = next();
+        freshSeeds = value == "fresh";
+        if (!freshSeeds)
+          seed = std::stoull(value);
+      } else if (arg == "--trials")
         job.trials = std::stoi(next());
       else if (arg == "--warmup")
         job.warmup = std::stoi(next());
@@ -92,10 +104,14 @@ int main(int argc, char **argv) {
         repeat = std::max(1, std::stoi(next()));
       else if (arg == "--skip-timing")
         job.skipTiming = true;
+      else if (arg == "--device")
+        options.cuda = next() != "none";
+      else if (arg == "--insecure-no-isolation")
+        options.requireIsolation = false;
       else
         throw std::invalid_argument("unknown argument " + arg);
     }
-    if (taskDir.empty() || reference.empty() || (job.candidates.empty() && !prepareOnly))
+    if (taskDir.empty() || reference.empty() || (libraries.empty() && !prepareOnly))
       throw std::invalid_argument("--task, --reference and at least one --candidate (or --prepare) are required");
   } catch (const std::exception &error) {
     return usage(error.what());
@@ -109,15 +125,16 @@ int main(int argc, char **argv) {
     text << file.rdbuf();
     job.task = &task;
     job.taskJson = text.str();
+    job.reference = reference;
     // The candidate never sees the task's folder, the reference or its cache.
     for (const auto &path : {taskDir, reference.parent_path(), cacheDir})
       if (!path.empty())
-        hidden.push_back(std::filesystem::absolute(path).string());
-    options.limits.hiddenPaths = hidden;
+        options.hiddenPaths.push_back(std::filesystem::absolute(path).string());
 
     cudaperf::ReferenceOutputs outputs(cacheDir);
-    const auto data = outputs.compute(task, job.taskJson, reference, job.seed, job.effectiveTrials(), !job.skipTiming);
+    const auto trials = static_cast<std::size_t>(job.effectiveTrials());
     if (prepareOnly) {
+      const auto data = outputs.compute(task, job.taskJson, reference, seed, trials, !job.skipTiming);
       std::cout << json::serialize(json::object{{"task", task.name},
                                                 {"cached", data.fromCache},
                                                 {"seconds", data.seconds},
@@ -126,14 +143,27 @@ int main(int argc, char **argv) {
                 << std::endl;
       return 0;
     }
+    std::random_device entropy;
+    double referenceSeconds = 0;
+    for (const auto &library : libraries)
+      for (int r = 0; r < (freshSeeds ? repeat : 1); ++r) {
+        cudaperf::JudgeCandidate candidate;
+        candidate.library = library;
+        candidate.seed = freshSeeds ? (static_cast<std::uint64_t>(entropy()) << 32 | entropy()) : seed;
+        const auto start = std::chrono::steady_clock::now();
+        candidate.reference = std::make_shared<const cudaperf::ReferenceData>(
+            outputs.compute(task, job.taskJson, reference, candidate.seed, trials, !job.skipTiming, !freshSeeds));
+        referenceSeconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        job.candidates.push_back(candidate);
+      }
     const auto began = std::chrono::steady_clock::now();
-    auto results = cudaperf::runHarness(job, data, options, repeat);
-    const double harnessSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
+    auto results = cudaperf::runJudge(job, options, freshSeeds ? 1 : repeat);
+    const double judgeSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
     bool allAnswered = true;
-    for (auto &result : results) {
-      result["reference"] =
-          json::object{{"cached", data.fromCache}, {"seconds", data.seconds}, {"cpu_baseline_ms", data.cpuBaselineMs}};
-      result["harness_seconds"] = harnessSeconds / static_cast<double>(results.size());
+    for (std::size_t i = 0; i < results.size(); ++i) {
+      auto &result = results[i];
+      result["reference"] = json::object{{"seconds", referenceSeconds / static_cast<double>(results.size())}};
+      result["judge_seconds"] = judgeSeconds / static_cast<double>(results.size());
       const auto &status = result.at("status");
       allAnswered &= status != "harness_error" && status != "bad_request";
       std::cout << json::serialize(result) << "\n";

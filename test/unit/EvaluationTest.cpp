@@ -2,7 +2,7 @@
 // degenerate-task check) and the sandboxed harness against candidates that
 // attack it from their constructors — all without a GPU: the harness loads
 // the candidate before it looks for a device.
-#include "cudaperf/daemon/HarnessRun.h"
+#include "cudaperf/daemon/JudgeRun.h"
 #include "cudaperf/daemon/ReferenceOutputs.h"
 
 #include <gtest/gtest.h>
@@ -123,145 +123,34 @@ TEST(ReferenceOutputs, OneElementOutputsThatVaryAreNotDegenerate) {
   EXPECT_EQ(degenerateOutput(task, {{buffer(3)}, {buffer(3)}}), "out");
 }
 
-TEST(HarnessVerdicts, EveryWayOfEndingHasAVerdict) {
-  sandbox::Limits limits;
+TEST(JudgeVerdicts, AJudgeThatEndsWithoutAnswerIsNeverTheCandidatesFault) {
   sandbox::Result run;
-  auto status = [&](sandbox::Outcome outcome, int code = 0, int signal = 0) {
+  for (auto outcome : {sandbox::Outcome::WallTimeout, sandbox::Outcome::CpuLimit, sandbox::Outcome::Signaled,
+                       sandbox::Outcome::OutputLimit, sandbox::Outcome::Exited, sandbox::Outcome::StartFailed}) {
     run.outcome = outcome;
-    run.exitCode = code;
-    run.signal = signal;
-    return std::string(verdictWithoutAnswer(run, limits).at("status").as_string());
-  };
-  EXPECT_EQ(status(sandbox::Outcome::WallTimeout), "timeout");
-  EXPECT_EQ(status(sandbox::Outcome::CpuLimit), "timeout");
-  EXPECT_EQ(status(sandbox::Outcome::Signaled, -1, SIGSEGV), "runtime_error");
-  EXPECT_EQ(status(sandbox::Outcome::OutputLimit), "runtime_error");
-  EXPECT_EQ(status(sandbox::Outcome::FileSizeLimit), "runtime_error");
-  EXPECT_EQ(status(sandbox::Outcome::Exited, 0), "runtime_error");
-  EXPECT_EQ(status(sandbox::Outcome::StartFailed), "harness_error");
+    run.signal = outcome == sandbox::Outcome::Signaled ? SIGSEGV : 0;
+    const auto verdict = verdictWithoutAnswer(run, 30);
+    EXPECT_EQ(verdict.at("status"), "harness_error") << sandbox::toString(outcome);
+  }
   run.outcome = sandbox::Outcome::Signaled;
-  run.signal = SIGABRT;
-  EXPECT_NE(std::string(verdictWithoutAnswer(run, limits).at("error").as_string()).find("Abort"), std::string::npos);
+  run.signal = SIGSEGV;
+  EXPECT_NE(std::string(verdictWithoutAnswer(run, 30).at("error").as_string()).find("signal 11"), std::string::npos);
 }
 
-#ifdef CUDAPERF_RUNNER
-namespace {
-
-json::object evaluateFixture(const std::string &candidate, std::vector<std::string> hidden = {}) {
+TEST(ReferenceOutputs, FreshSeedsAreNotCachedAndTheCpuBaselineIsSharedAcrossSeeds) {
+  const auto cache = scratch("fresh");
   const TaskSpec task = parseTask(kTaskJson, "scale");
-  ReferenceOutputs outputs("");
-  const auto reference = outputs.compute(task, kTaskJson, CUDAPERF_SCALE_REFERENCE, 1, 2, false);
-  HarnessJob job;
-  job.task = &task;
-  job.taskJson = kTaskJson;
-  job.candidates = {candidate};
-  job.skipTiming = true;
-  HarnessOptions options;
-  options.runner = CUDAPERF_RUNNER;
-  options.limits.wallSeconds = 4;
-  options.limits.cpuSeconds = 4;
-  options.limits.hiddenPaths = std::move(hidden);
-  return runHarness(job, reference, options).front();
+  ReferenceOutputs outputs(cache);
+  const auto a = outputs.compute(task, kTaskJson, CUDAPERF_SCALE_REFERENCE, 11, 2, true, false);
+  const auto b = outputs.compute(task, kTaskJson, CUDAPERF_SCALE_REFERENCE, 12, 2, true, false);
+  EXPECT_FALSE(a.fromCache);
+  EXPECT_FALSE(b.fromCache);
+  EXPECT_NE(a.expectedBlob, b.expectedBlob) << "new seed, new inputs, new expected outputs";
+  EXPECT_EQ(a.cpuBaselineMs, b.cpuBaselineMs) << "the CPU baseline does not depend on the seed";
+  // Only the CPU baseline was written: a fresh seed is used once.
+  std::size_t files = 0;
+  for (const auto &entry : std::filesystem::directory_iterator(cache))
+    files += entry.path().extension() == ".expected";
+  EXPECT_EQ(files, 0u);
+  std::filesystem::remove_all(cache);
 }
-
-std::string statusOf(const json::object &result) { return std::string(result.at("status").as_string()); }
-
-} // namespace
-
-TEST(HarnessRun, AnswersWithTheSandboxsAccount) {
-  const auto result = evaluateFixture(CUDAPERF_SCALE_REFERENCE); // a harmless library
-  // No GPU here: no_gpu; with one, the harmless library computes nothing on the GPU.
-  EXPECT_TRUE(statusOf(result) == "no_gpu" || statusOf(result) == "rejected") << json::serialize(result);
-  EXPECT_TRUE(result.at("sandbox").as_object().contains("network_isolated"));
-}
-
-TEST(HarnessRun, AHarnessEndedByOneCandidateIsRestartedForTheNext) {
-  const TaskSpec task = parseTask(kTaskJson, "scale");
-  ReferenceOutputs outputs("");
-  const auto reference = outputs.compute(task, kTaskJson, CUDAPERF_SCALE_REFERENCE, 1, 2, false);
-  HarnessJob job;
-  job.task = &task;
-  job.taskJson = kTaskJson;
-  job.candidates = {CUDAPERF_SCALE_REFERENCE, CUDAPERF_HOSTILE_SEGFAULT, CUDAPERF_SCALE_REFERENCE};
-  job.skipTiming = true;
-  HarnessOptions options;
-  options.runner = CUDAPERF_RUNNER;
-  options.limits.wallSeconds = 4;
-  const auto results = runHarness(job, reference, options);
-  ASSERT_EQ(results.size(), 3u);
-  EXPECT_EQ(statusOf(results[1]), "runtime_error");
-  EXPECT_EQ(results[0].at("status"), results[2].at("status")); // the third is unaffected by the second
-  EXPECT_NE(statusOf(results[2]), "runtime_error");
-}
-
-TEST(HarnessRun, AHarnessUnderTmpStaysVisibleBehindThePrivateTmp) {
-  // Builds and caches often live under /tmp, which the sandbox replaces.
-  const auto folder = scratch("under-tmp");
-  std::filesystem::copy_file(CUDAPERF_RUNNER, folder / "cudaperf-run");
-  std::filesystem::copy_file(CUDAPERF_SCALE_REFERENCE, folder / "candidate.so");
-  std::filesystem::permissions(folder, std::filesystem::perms(0755));
-  const TaskSpec task = parseTask(kTaskJson, "scale");
-  ReferenceOutputs outputs("");
-  const auto reference = outputs.compute(task, kTaskJson, CUDAPERF_SCALE_REFERENCE, 1, 2, false);
-  HarnessJob job;
-  job.task = &task;
-  job.taskJson = kTaskJson;
-  job.candidates = {folder / "candidate.so"};
-  job.skipTiming = true;
-  HarnessOptions options;
-  options.runner = folder / "cudaperf-run";
-  options.limits.wallSeconds = 4;
-  const auto result = runHarness(job, reference, options).front();
-  std::filesystem::remove_all(folder);
-  EXPECT_TRUE(statusOf(result) == "no_gpu" || statusOf(result) == "rejected") << json::serialize(result);
-}
-
-TEST(HarnessRun, ExitInsideTheCandidateIsARuntimeError) {
-  const auto result = evaluateFixture(CUDAPERF_HOSTILE_EXIT);
-  EXPECT_EQ(statusOf(result), "runtime_error") << json::serialize(result);
-  EXPECT_NE(std::string(result.at("error").as_string()).find("before the harness answered"), std::string::npos);
-}
-
-TEST(HarnessRun, ForgedVerdictLinesAreIgnored) {
-  const auto result = evaluateFixture(CUDAPERF_HOSTILE_FORGE);
-  EXPECT_NE(statusOf(result), "ok") << json::serialize(result);
-  EXPECT_FALSE(result.contains("correctness")) << json::serialize(result);
-}
-
-TEST(HarnessRun, FloodingStdoutIsStopped) {
-  const auto result = evaluateFixture(CUDAPERF_HOSTILE_FLOOD);
-  EXPECT_EQ(statusOf(result), "runtime_error") << json::serialize(result);
-  EXPECT_EQ(result.at("sandbox").at("outcome"), "output_limit");
-}
-
-TEST(HarnessRun, SleepingForeverTimesOut) {
-  const auto result = evaluateFixture(CUDAPERF_HOSTILE_SLEEP);
-  EXPECT_EQ(statusOf(result), "timeout") << json::serialize(result);
-}
-
-TEST(HarnessRun, SegfaultIsARuntimeError) {
-  const auto result = evaluateFixture(CUDAPERF_HOSTILE_SEGFAULT);
-  EXPECT_EQ(statusOf(result), "runtime_error") << json::serialize(result);
-  EXPECT_NE(std::string(result.at("error").as_string()).find("signal 11"), std::string::npos);
-}
-
-TEST(HarnessRun, ReferenceFilesAreHidden) {
-  if (geteuid() != 0)
-    GTEST_SKIP() << "hiding paths needs a mount namespace (root)";
-  const std::filesystem::path probe = CUDAPERF_PROBE_FILE;
-  std::filesystem::create_directories(probe.parent_path());
-  std::ofstream(probe) << "void scale(...) { /* the reference */ }";
-  std::filesystem::permissions(probe.parent_path(), std::filesystem::perms(0755));
-  std::filesystem::permissions(probe, std::filesystem::perms(0644));
-  const auto exposed = evaluateFixture(CUDAPERF_HOSTILE_READ_REFERENCE);
-  const auto hidden = evaluateFixture(CUDAPERF_HOSTILE_READ_REFERENCE, {probe.parent_path().string()});
-  std::filesystem::remove_all(probe.parent_path());
-  // The control: visible, the candidate reads it (and says so with status 42).
-  EXPECT_NE(std::string(exposed.at("error").as_string()).find("status 42"), std::string::npos)
-      << json::serialize(exposed);
-  if (!hidden.at("sandbox").at("filesystem_isolated").as_bool())
-    GTEST_SKIP() << "mount namespace refused here";
-  EXPECT_EQ(std::string(hidden.at("error").as_string()).find("status 42"), std::string::npos)
-      << json::serialize(hidden);
-}
-#endif

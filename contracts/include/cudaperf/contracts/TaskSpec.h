@@ -23,12 +23,29 @@ const char *toString(ElementType type);
 std::size_t elementBytes(ElementType type);
 bool isFloating(ElementType type);
 
+// Sparse outliers: each element is drawn from uniform(low, high) instead,
+// with probability `fraction` (a reduction over a sample misses them).
+struct Outliers {
+  double fraction = 0;
+  double low = 0, high = 0;
+};
+
+// Structure across the buffer: consecutive runs of `length` elements are
+// scaled by one factor each, drawn from uniform(low, high) (inputs that are
+// not identically distributed, so a strided sample is biased).
+struct Segments {
+  std::int64_t length = 0;
+  double low = 1, high = 1;
+};
+
 struct Distribution {
   std::string kind = "uniform"; // uniform, normal, randint, constant, arange, offsets
   double low = -1, high = 1;    // uniform, randint and offsets' increments (high exclusive)
   double step = 1;              // arange: value i * step
   double mean = 0, stddev = 1;  // normal
   double value = 0;             // constant
+  std::optional<Segments> segments;
+  std::optional<Outliers> outliers;
 };
 
 struct ArgumentSpec {
@@ -70,6 +87,10 @@ struct TaskSpec {
   std::vector<SizeBinding> correctnessSizes;
   SizeBinding benchmarkSize;
   std::optional<Tolerance> tolerance; // task-wide override of the per-type defaults
+  // Outputs of the timed calls at the benchmark size, compared with the GPU
+  // baseline's on the same inputs: accumulation error grows with the size
+  // (a float sum of 33 M terms), so a task may allow more there.
+  std::optional<Tolerance> benchmarkTolerance;
   MemoryMode memory = MemoryMode::Device;
   std::vector<std::string> allowedLibraries;
   std::filesystem::path reference;               // reference.c
@@ -77,6 +98,9 @@ struct TaskSpec {
   std::vector<VariantSpec> variants;
 
   Tolerance toleranceFor(ElementType type) const { return tolerance ? *tolerance : defaultTolerance(type); }
+  Tolerance benchmarkToleranceFor(ElementType type) const {
+    return benchmarkTolerance ? *benchmarkTolerance : toleranceFor(type);
+  }
 };
 
 class TaskError : public std::runtime_error {

@@ -18,7 +18,8 @@ struct DaemonConfig {
   std::filesystem::path dbFile = "cudaperf.sqlite";
   std::filesystem::path cacheDir = "cudaperf-cache"; // artifacts, reference outputs, compiled references
   std::filesystem::path rankerFile;                  // empty: no structural reward
-  std::filesystem::path runner;                      // cudaperf-run; empty: beside cudaperfd
+  std::filesystem::path judge;                       // cudaperf-judge; empty: beside cudaperfd
+  std::filesystem::path analysisServer;              // cudaperf-analysis-server; empty: beside cudaperfd
   std::filesystem::path nvcc = "/usr/local/cuda/bin/nvcc";
   std::string arch = "sm_90";
   std::vector<int> gpus;   // empty: GPU 0 when a GPU and cudaperf-run are present
@@ -31,10 +32,17 @@ struct DaemonConfig {
   double idleTimeoutSeconds = 30; // a connection silent this long is closed
   double harnessWallSeconds = 120;
   unsigned workerBatch = 16; // evaluations of one task a warm harness takes at once
-  std::uint64_t seed = 1;
+  std::uint64_t seed = 0; // 0: a fresh secret seed per evaluation; else fixed (development, replay)
   int runs = 30, warmup = 10;
   std::string logLevel = "info";
   bool precompiledHeaders = true; // parse the CUDA headers once for all analyses
+  std::vector<std::string> analysisArgs; // more Clang flags for every analysis
+  double analysisTimeoutSeconds = 10;    // then the analysis server is killed: an error for that request
+  std::uint64_t analysisMemoryBytes = 4ull << 30;
+  unsigned analysisServers = 0; // 0: as many as CPU workers, at least 2, at most 8
+  // Development only: score even where the sandbox cannot isolate (no root,
+  // no namespaces); every answer then carries "insecure": true.
+  bool insecureNoIsolation = false;
   RewardConfig reward;
 };
 

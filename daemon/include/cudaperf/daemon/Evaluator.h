@@ -6,10 +6,11 @@
 
 #include "cudaperf/contracts/Ranker.h"
 #include "cudaperf/contracts/VerifiableReward.h"
+#include "cudaperf/daemon/AnalysisPool.h"
 #include "cudaperf/daemon/CandidateCompiler.h"
 #include "cudaperf/daemon/DaemonConfig.h"
 #include "cudaperf/daemon/EvaluationStore.h"
-#include "cudaperf/daemon/HarnessRun.h"
+#include "cudaperf/daemon/JudgeRun.h"
 #include "cudaperf/daemon/Metrics.h"
 #include "cudaperf/daemon/ReferenceOutputs.h"
 #include "cudaperf/daemon/TaskCatalog.h"
@@ -39,25 +40,25 @@ struct EvaluationRequest {
   int turn = 1;
 };
 
-// One GPU's queue, served by one thread that runs the sandboxed harness:
-// evaluations of the same task waiting together share one warm harness.
+// One GPU's queue, served by one thread that runs the judge: evaluations of
+// the same task waiting together go to one judge (each in a worker of its own).
 class GpuQueue {
 public:
-  GpuQueue(int gpu, HarnessOptions options, unsigned batch, Metrics &metrics);
+  GpuQueue(int gpu, JudgeOptions options, unsigned batch, Metrics &metrics);
   ~GpuQueue();
-  std::future<boost::json::object> submit(HarnessJob job, std::shared_ptr<const ReferenceData> reference);
+  // `job` holds one candidate.
+  std::future<boost::json::object> submit(JudgeJob job);
   std::size_t depth() const;
   int gpu() const { return gpu_; }
 
 private:
   struct Pending {
-    HarnessJob job;
-    std::shared_ptr<const ReferenceData> reference;
+    JudgeJob job;
     std::promise<boost::json::object> promise;
   };
   void serve();
   int gpu_;
-  HarnessOptions options_;
+  JudgeOptions options_;
   unsigned batch_;
   Metrics &metrics_;
   mutable std::mutex mutex_;
@@ -82,6 +83,9 @@ public:
   boost::json::object analyze(const std::string &source, const std::string &fileName, const std::string &arch);
 
   bool analysisAvailable() const;
+  // Not empty when this daemon refuses to score (no isolation): why.
+  const std::string &scoringRefusal() const { return isolationProblem_; }
+  const std::string &buildId() const { return buildId_; }
   bool gpuAvailable() const { return !gpus_.empty(); }
   std::size_t inFlight() const { return inFlight_.load(); }
   // Loads (or reloads, on SIGHUP) the ranker; on error the previous one stays.
@@ -94,8 +98,6 @@ private:
   std::optional<double> structuralReward(const boost::json::object &features) const;
   std::string requestKey(const EvaluationRequest &request, const std::string &taskJson) const;
   std::string rankerHashNow() const;
-  // The precompiled CUDA headers for an arch, built on first use ("" when that failed).
-  std::string precompiledHeader(const std::string &arch);
 
   DaemonConfig config_;
   EvaluationStore &store_;
@@ -109,11 +111,11 @@ private:
   mutable std::shared_mutex rankerMutex_;
   std::optional<RankerModel> ranker_;
   std::string rankerHash_; // of the loaded file: part of the store key
-  std::string toolVersions_;
+  std::string buildId_;          // of every binary and flag that shapes an answer: part of the store key
+  std::string isolationProblem_; // not empty: the sandbox cannot isolate, nothing is scored
+  std::unique_ptr<AnalysisPool> analysis_;
   std::mutex answersMutex_;
   std::unordered_map<std::string, std::string> answers_; // key -> serialized cached answer (bounded)
-  std::mutex preambleMutex_;
-  std::map<std::string, std::string> preambles_; // arch -> .pch path or ""
 };
 
 // The text a refinement turn shows the policy: what went wrong, or how fast it ran and what to look at.

@@ -1,9 +1,11 @@
-// The trusted half of an evaluation: the task's C reference run on the
-// correctness inputs (and timed on the benchmark inputs for the CPU
-// baseline), outside the candidate's process, cached on disk per task,
-// reference library, seed and trial count. The harness gets the expected
-// outputs through its stdin and never loads the reference, so a candidate
-// cannot call it, and the cache is hidden from the candidate's sandbox.
+// The trusted side's C reference: run on the correctness inputs of one seed
+// (the expected outputs the judge checks a candidate against), and timed on
+// the benchmark inputs for the CPU baseline. Outside any candidate's
+// process; the judge gets the expected outputs through its stdin. With a
+// fixed seed (cudaperf-evaluate, tests) the expected outputs are cached on
+// disk per task, reference library, seed and trial count; the daemon draws
+// a fresh secret seed per evaluation and computes them each time. The CPU
+// baseline does not depend on the seed: cached per task and reference.
 #pragma once
 
 #include "cudaperf/contracts/TaskSpec.h"
@@ -22,7 +24,7 @@ struct ReferenceData {
   // Every correctness test, trial-major then size; per test the expected
   // buffers of the out and inout arguments in call order, concatenated.
   std::string expectedBlob;
-  double cpuBaselineMs = -1; // the reference on the benchmark inputs (median of 3); -1: not measured
+  double cpuBaselineMs = -1; // the reference on the benchmark inputs (median of up to 3); -1: not measured
   bool fromCache = false;
   double seconds = 0; // time spent computing (0 when cached)
 };
@@ -37,7 +39,10 @@ public:
   // wrong candidate from a right one).
   ReferenceData compute(const TaskSpec &task, const std::string &taskJson,
                         const std::filesystem::path &referenceLibrary, std::uint64_t seed, std::size_t trials,
-                        bool measureCpuBaseline);
+                        bool measureCpuBaseline, bool cacheExpected = true);
+  // The reference on the benchmark inputs: median of up to 3 runs (fewer past 2 s).
+  double cpuBaselineMs(const TaskSpec &task, const std::string &taskJson,
+                       const std::filesystem::path &referenceLibrary);
 
 private:
   std::mutex &keyMutex(const std::string &key);
@@ -47,6 +52,7 @@ private:
   // for the first instead of running the (seconds-long) CPU baseline again.
   std::map<std::string, std::unique_ptr<std::mutex>> keyMutexes_;
   std::map<std::string, ReferenceData> memory_; // recent results, also without a cache directory
+  std::map<std::string, double> cpuBaselines_;  // by task and reference
 };
 
 // Names the output that is degenerate over `tests` (each: one HostBuffer per

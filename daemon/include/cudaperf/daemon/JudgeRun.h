@@ -1,0 +1,62 @@
+// Runs the judge (cudaperf-judge) over the candidates of one task and turns
+// its answers, or however it ended, into verdicts. The judge is trusted and
+// runs unsandboxed (it needs root to put its workers into namespaces); each
+// candidate runs in a sandboxed worker of its own that the judge starts.
+// Every candidate carries its own secret seed and the expected outputs of
+// its correctness tests, computed by the trusted side for that seed.
+#pragma once
+
+#include "cudaperf/contracts/TaskSpec.h"
+#include "cudaperf/daemon/ReferenceOutputs.h"
+#include "cudaperf/daemon/Sandbox.h"
+
+#include <boost/json/object.hpp>
+
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace cudaperf {
+
+struct JudgeOptions {
+  std::filesystem::path judge;  // cudaperf-judge
+  std::filesystem::path worker; // cudaperf-worker; empty: beside the judge
+  double wallSeconds = 120;     // per evaluation: correctness, the timed calls, the worker's start
+  std::vector<std::string> hiddenPaths;                         // from the workers (task folders, caches)
+  std::vector<std::pair<std::string, std::string>> environment; // e.g. CUDA_VISIBLE_DEVICES
+  bool cuda = true;             // false: host memory tasks only, no GPU (tests)
+  bool requireIsolation = true; // false only for development: workers may run unisolated
+};
+
+struct JudgeCandidate {
+  std::filesystem::path library;
+  std::uint64_t seed = 1;                           // secret, fresh per evaluation in the daemon
+  std::shared_ptr<const ReferenceData> reference; // expected outputs for that seed, CPU baseline
+};
+
+struct JudgeJob {
+  const TaskSpec *task = nullptr;
+  std::string taskJson; // the task.json text the judge validates again
+  std::vector<JudgeCandidate> candidates;
+  std::optional<std::filesystem::path> baseline;  // GPU baseline: timed, and the oracle of the timed calls
+  std::optional<std::filesystem::path> reference; // the C reference: the oracle when there is no baseline
+  int trials = 0;                                 // 0: max(2, the task's distribution count)
+  int warmup = 10, runs = 30;
+  bool skipTiming = false;
+  double minGpuShare = 0.05;
+
+  int effectiveTrials() const;
+};
+
+// One result per candidate (each `repeat` times), in order, each with the
+// worker's "sandbox" account and the judge's "judge" account. When the judge
+// ends early (its GPU context failed, it crashed), the candidate it was on
+// gets its verdict and a fresh judge takes the rest.
+std::vector<boost::json::object> runJudge(const JudgeJob &job, const JudgeOptions &options, int repeat = 1);
+
+// The verdict for an evaluation the judge did not answer: never the candidate's.
+boost::json::object verdictWithoutAnswer(const sandbox::Result &run, double wallSeconds);
+
+} // namespace cudaperf

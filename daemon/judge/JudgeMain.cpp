@@ -1,0 +1,407 @@
+// cudaperf-judge: the trusted half of an evaluation. It never loads candidate
+// code. For each request on stdin (a JSON line, then the expected outputs of
+// the correctness tests, computed by the trusted ReferenceOutputs) it takes a
+// fresh sandboxed worker (started ahead, so its start-up is hidden behind the
+// previous evaluation), shares the task's buffers with it, drives the calls,
+// checks every output itself, times every call from its own side and
+// answers one JSON line carrying the request's nonce. One worker per
+// candidate: whatever a candidate leaves behind dies with its worker. The
+// task's GPU baseline is loaded by the judge (it is the oracle of the timed
+// calls) and timed in a worker of its own before any candidate of the task.
+//
+//   cudaperf-judge [--worker PATH] [--device cuda|none] [--hide PATH]... [--visible PATH]...
+//                  [--insecure-no-isolation] < requests
+//
+// Exit status: 0 at the end of stdin, 2 on a malformed request stream, 3
+// after the judge's own GPU context failed (the caller starts a new judge).
+#include "JudgeMemory.h"
+#include "LibraryRun.h"
+#include "TaskBuffers.h"
+#include "WorkerSession.h"
+#include "cudaperf/contracts/TaskSpec.h"
+#include "cudaperf/daemon/EntryCall.h"
+#include "cudaperf/daemon/TaskData.h"
+
+#include <boost/json.hpp>
+#include <dlfcn.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <iostream>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+
+namespace json = boost::json;
+using namespace cudaperf;
+using namespace cudaperf::judge;
+
+namespace {
+
+struct Options {
+  std::filesystem::path worker;
+  bool cuda = true;
+  bool insecure = false;
+  std::vector<std::string> hidden, visible;
+};
+
+// A trusted library the judge loads itself: the GPU baseline, the C reference.
+struct TrustedLibrary {
+  void *handle = nullptr;
+  EntryFunction entry = nullptr;
+  std::string error;
+  TrustedLibrary(const std::string &path, const std::string &symbol) {
+    handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+    if (!handle) {
+      error = std::string("cannot load ") + path + ": " + dlerror();
+      return;
+    }
+    entry = reinterpret_cast<EntryFunction>(dlsym(handle, symbol.c_str()));
+    if (!entry)
+      error = "'" + symbol + "' is not exported by " + path;
+  }
+  // Never unloaded: CUDA registrations live with the process.
+};
+
+struct Request {
+  EvaluationRequest evaluation;
+  std::string nonce, baseline, reference;
+  double requestedWall = 120;
+};
+
+class Judge {
+public:
+  explicit Judge(Options options) : options_(std::move(options)) {
+    host_ = makeHostMemory();
+    if (options_.cuda) {
+      std::string problem;
+      device_ = makeDeviceMemory(problem);
+      if (device_)
+        gpu_ = makeGpuControl(problem);
+      if (!device_ || !gpu_) {
+        device_.reset();
+        gpu_.reset();
+        deviceProblem_ = problem;
+      }
+    } else {
+      deviceProblem_ = "the judge runs without a GPU (--device none)";
+    }
+  }
+
+  bool broken() const { return broken_; }
+
+  json::object evaluate(Request &request) {
+    EvaluationRequest &evaluation = request.evaluation;
+    const TaskSpec &task = evaluation.task;
+    const bool deviceMemory = task.memory == MemoryMode::Device;
+    if (deviceMemory && !device_)
+      return {{"status", "no_gpu"}, {"error", deviceProblem_}};
+    Memory &memory = deviceMemory ? *device_ : *host_;
+    try {
+      TaskState &state = taskState(evaluation, memory, request);
+      if (!state.problem.empty())
+        return {{"status", "bad_task"}, {"error", state.problem}};
+      // The GPU baseline's timing, in a worker of its own, before any candidate.
+      if (!evaluation.skipTiming && state.baseline && !state.baselineTiming && state.baselineProblem.empty())
+        timeBaseline(state, evaluation);
+      if (!state.baselineProblem.empty())
+        return {{"status", "bad_task"}, {"error", state.baselineProblem}};
+      EntryFunction oracle = state.baseline ? state.baseline->entry : state.reference ? state.reference->entry
+                                                                                      : nullptr;
+      const bool oracleOnHost = !state.baseline && deviceMemory;
+      json::object answer = runInFreshWorker(evaluation, *state.buffers, oracle, oracleOnHost, Role::Candidate,
+                                             state.baselineTiming ? &*state.baselineTiming : nullptr);
+      answer["replay"] = json::object{{"seed", evaluation.seed}};
+      return answer;
+    } catch (const JudgeFailure &error) {
+      // The judge's own GPU context failed; with a candidate loaded it is the
+      // candidate's verdict (nothing else ran on this GPU but the judge and it).
+      broken_ = deviceMemory;
+      const bool candidateRan = candidateLoaded_;
+      return {{"status", candidateRan ? "runtime_error" : "harness_error"},
+              {"error", std::string(candidateRan ? "the GPU failed while the candidate ran: "
+                                                 : "the judge failed: ") +
+                            error.what()}};
+    }
+  }
+
+private:
+  struct TaskState {
+    std::string key;
+    std::unique_ptr<TaskBuffers> buffers;
+    std::unique_ptr<TrustedLibrary> baseline, reference;
+    std::string baselinePath;
+    std::optional<BaselineTiming> baselineTiming;
+    std::string problem, baselineProblem;
+  };
+
+  TaskState &taskState(const EvaluationRequest &evaluation, Memory &memory, const Request &request) {
+    const std::string key = evaluation.taskJson + '\n' + request.baseline + '\n' + request.reference + '\n' +
+                            (memory.device() ? "device" : "host");
+    if (state_ && state_->key == key)
+      return *state_;
+    state_.reset(); // one task's buffers at a time: benchmark inputs are hundreds of MB
+    state_ = std::make_unique<TaskState>();
+    state_->key = key;
+    state_->buffers = std::make_unique<TaskBuffers>(evaluation.task, memory);
+    state_->baselinePath = request.baseline;
+    if (!request.baseline.empty()) {
+      state_->baseline = std::make_unique<TrustedLibrary>(request.baseline, evaluation.task.entry);
+      if (!state_->baseline->error.empty())
+        state_->problem = "the GPU baseline: " + state_->baseline->error;
+    }
+    if (!request.reference.empty()) {
+      state_->reference = std::make_unique<TrustedLibrary>(request.reference, evaluation.task.entry);
+      if (!state_->reference->error.empty())
+        state_->problem = "the reference: " + state_->reference->error;
+    }
+    return *state_;
+  }
+
+  void timeBaseline(TaskState &state, const EvaluationRequest &evaluation) {
+    EvaluationRequest baseline = evaluation;
+    baseline.library = state.baselinePath;
+    json::object answer = runInFreshWorker(baseline, *state.buffers, nullptr, false, Role::Baseline, nullptr,
+                                           &state.baselineTiming);
+    if (answer.at("status") != "ok")
+      state.baselineProblem = "the task's GPU baseline failed its own evaluation (" +
+                              std::string(answer.at("status").as_string()) + "): " + json::serialize(answer);
+  }
+
+  // The worker's sandbox: nobody, own PID, network and mount namespaces, the
+  // task folders hidden, a private tmpfs; the CUDA driver needs many device
+  // files and threads (RLIMIT_NPROC counts every process of nobody).
+  WorkerOptions workerOptions() const {
+    WorkerOptions options;
+    options.program = options_.worker;
+    options.cuda = options_.cuda;
+    sandbox::Limits &limits = options.limits;
+    limits.fileSizeBytes = 64ull << 20;
+    limits.openFiles = 1024;
+    limits.processes = 4096;
+    limits.outputBytes = 1 << 20;
+    limits.privateTmpBytes = 64ull << 20;
+    options.limits.hiddenPaths = options_.hidden;
+    options.limits.visiblePaths = options_.visible;
+    options.limits.requireIsolation = !options_.insecure;
+    // The judge keeps the clock: the sandbox's own deadline only backs it up.
+    options.limits.wallSeconds = 3600;
+    options.limits.cpuSeconds = 3600;
+    return options;
+  }
+
+  // The spare started earlier, or a new one; and the next spare started.
+  std::unique_ptr<WorkerSession> takeWorker(std::string &error) {
+    std::unique_ptr<WorkerSession> worker = std::move(spare_);
+    if (!worker)
+      worker = WorkerSession::start(workerOptions(), error);
+    std::string ignored;
+    spare_ = WorkerSession::start(workerOptions(), ignored);
+    return worker;
+  }
+
+  json::object runInFreshWorker(const EvaluationRequest &evaluation, TaskBuffers &buffers, EntryFunction oracle,
+                                bool oracleOnHost, Role role, const BaselineTiming *gpuBaseline,
+                                std::optional<BaselineTiming> *timingOut = nullptr) {
+    json::object answer;
+    // A worker that fails before the library is loaded is the machine's
+    // fault: one more fresh worker, then the machine's verdict.
+    for (int attempt = 0; attempt < 2; ++attempt) {
+      std::string error;
+      std::unique_ptr<WorkerSession> worker = takeWorker(error);
+      if (!worker)
+        return {{"status", "harness_error"}, {"error", "cannot start a worker: " + error}};
+      const double takenAt = steadySeconds();
+      if (!worker->awaitReady(takenAt + 120)) {
+        answer = {{"status", options_.cuda ? "no_gpu" : "harness_error"},
+                  {"error", "the worker did not start: " + worker->message()},
+                  {"sandbox", worker->account()}};
+        continue;
+      }
+      LibraryRun run(evaluation, buffers, *worker, evaluation.task.memory == MemoryMode::Device ? gpu_.get() : nullptr,
+                     oracle, oracleOnHost, role);
+      run.setGpuBaseline(gpuBaseline);
+      run.setBeforeTimedCalls([this] {
+        if (spare_)
+          spare_->awaitReady(steadySeconds() + 30, false);
+      });
+      candidateLoaded_ = false;
+      struct Loaded {
+        bool &flag;
+        ~Loaded() { flag = false; }
+      } reset{candidateLoaded_};
+      candidateLoaded_ = true; // conservatively: a judge failure from here on may be the library's doing
+      // How long this evaluation waited for its worker's start (hidden when a spare was ready).
+      const double waited = steadySeconds() - takenAt;
+      answer = run.run();
+      answer["sandbox"] = worker->account(); // the worker is gone after this
+      answer["sandbox"].as_object()["start_wait_seconds"] = waited;
+      if (timingOut)
+        *timingOut = run.baselineTiming();
+      if (!run.retryable())
+        return answer;
+    }
+    return answer;
+  }
+
+  Options options_;
+  std::unique_ptr<Memory> host_, device_;
+  std::unique_ptr<GpuControl> gpu_;
+  std::string deviceProblem_;
+  std::unique_ptr<TaskState> state_;
+  std::unique_ptr<WorkerSession> spare_;
+  bool broken_ = false, candidateLoaded_ = false;
+};
+
+struct BadRequest : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+Request requestFromJson(const json::object &object) {
+  auto text = [&](const char *key, bool required) -> std::string {
+    if (const auto *value = object.if_contains(key); value && value->is_string())
+      return std::string(value->get_string());
+    if (required)
+      throw BadRequest(std::string("request field '") + key + "' missing or not a string");
+    return "";
+  };
+  auto integer = [&](const char *key, std::int64_t fallback) -> std::int64_t {
+    if (const auto *value = object.if_contains(key)) {
+      if (value->is_uint64())
+        return static_cast<std::int64_t>(value->get_uint64());
+      if (!value->is_int64())
+        throw BadRequest(std::string("request field '") + key + "' is not an integer");
+      return value->get_int64();
+    }
+    return fallback;
+  };
+  auto real = [&](const char *key, double fallback) -> double {
+    if (const auto *value = object.if_contains(key)) {
+      if (!value->is_number())
+        throw BadRequest(std::string("request field '") + key + "' is not a number");
+      return value->to_number<double>();
+    }
+    return fallback;
+  };
+  Request request;
+  EvaluationRequest &e = request.evaluation;
+  e.taskJson = text("task_json", true);
+  e.task = parseTask(e.taskJson, text("task_name", true));
+  e.library = text("candidate", true);
+  request.baseline = text("baseline", false);
+  request.reference = text("reference", false);
+  request.nonce = text("nonce", false);
+  if (const auto *seed = object.if_contains("seed"); seed && seed->is_uint64())
+    e.seed = seed->get_uint64();
+  else
+    e.seed = static_cast<std::uint64_t>(integer("seed", 1));
+  e.trials = static_cast<int>(std::clamp<std::int64_t>(integer("trials", 2), 1, 100));
+  e.warmup = static_cast<int>(std::clamp<std::int64_t>(integer("warmup", 10), 0, 100));
+  e.runs = static_cast<int>(std::clamp<std::int64_t>(integer("runs", 30), 1, 1000));
+  e.cpuBaselineMs = real("cpu_baseline_ms", -1);
+  e.minGpuShare = real("min_gpu_share", 0.05);
+  e.wallSeconds = std::clamp(real("wall_seconds", 120), 1.0, 3600.0);
+  if (const auto *skip = object.if_contains("skip_timing"); skip && skip->is_bool())
+    e.skipTiming = skip->get_bool();
+  if (e.task.args.size() > kMaxEntryArguments)
+    throw BadRequest("the task has more than 12 arguments");
+  return request;
+}
+
+void writeAnswer(std::FILE *out, json::object answer, const std::string &nonce) {
+  answer["nonce"] = nonce;
+  const std::string line = json::serialize(answer) + "\n";
+  std::fwrite(line.data(), 1, line.size(), out);
+  std::fflush(out);
+}
+
+std::filesystem::path besideThisProgram(const std::string &name) {
+  std::error_code error;
+  const auto self = std::filesystem::read_symlink("/proc/self/exe", error);
+  return error ? std::filesystem::path(name) : self.parent_path() / name;
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  Options options;
+  options.worker = besideThisProgram("cudaperf-worker");
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    auto value = [&]() -> std::string { return i + 1 < argc ? argv[++i] : ""; };
+    if (arg == "--worker")
+      options.worker = value();
+    else if (arg == "--device")
+      options.cuda = value() != "none";
+    else if (arg == "--hide")
+      options.hidden.push_back(value());
+    else if (arg == "--visible")
+      options.visible.push_back(value());
+    else if (arg == "--insecure-no-isolation")
+      options.insecure = true;
+    else {
+      std::cerr << "usage: cudaperf-judge [--worker PATH] [--device cuda|none] [--hide PATH]... [--visible PATH]...\n"
+                   "                      [--insecure-no-isolation] < requests (docs/tasks.md)\n";
+      return 2;
+    }
+  }
+  options.visible.push_back(std::filesystem::weakly_canonical(options.worker).parent_path().string());
+  // Answers go to the stdout we started with; anything else printed goes to stderr.
+  std::FILE *answers = fdopen(dup(STDOUT_FILENO), "w");
+  dup2(STDERR_FILENO, STDOUT_FILENO);
+  Judge judge(options);
+  std::string line;
+  while (std::getline(std::cin, line)) {
+    if (line.empty())
+      continue;
+    boost::system::error_code error;
+    const json::value parsed = json::parse(line, error);
+    if (error || !parsed.is_object()) {
+      writeAnswer(answers, {{"status", "bad_request"}, {"error", "not a JSON object"}}, "");
+      return 2;
+    }
+    const json::object &object = parsed.get_object();
+    const auto *bytes = object.if_contains("expected_bytes");
+    if (!bytes || !bytes->is_int64() || bytes->get_int64() < 0) {
+      writeAnswer(answers,
+                  {{"status", "bad_request"}, {"error", "request field 'expected_bytes' missing or not an integer"}},
+                  "");
+      return 2;
+    }
+    std::string expected(static_cast<std::size_t>(bytes->get_int64()), '\0');
+    if (!std::cin.read(expected.data(), static_cast<std::streamsize>(expected.size()))) {
+      writeAnswer(answers, {{"status", "bad_request"}, {"error", "stdin ended inside the expected outputs"}}, "");
+      return 2;
+    }
+    const std::string nonce = object.contains("nonce") && object.at("nonce").is_string()
+                                  ? std::string(object.at("nonce").as_string())
+                                  : "";
+    Request request;
+    try {
+      request = requestFromJson(object);
+    } catch (const TaskError &problem) {
+      writeAnswer(answers, {{"status", "bad_task"}, {"error", problem.what()}}, nonce);
+      continue;
+    } catch (const std::exception &problem) {
+      writeAnswer(answers, {{"status", "bad_request"}, {"error", problem.what()}}, nonce);
+      continue;
+    }
+    const std::size_t wanted = expectedBlobBytes(request.evaluation.task,
+                                                 static_cast<std::size_t>(request.evaluation.trials));
+    if (expected.size() != wanted) {
+      writeAnswer(answers,
+                  {{"status", "bad_request"},
+                   {"error", "expected outputs: " + std::to_string(expected.size()) + " bytes, not " +
+                                 std::to_string(wanted)}},
+                  nonce);
+      continue;
+    }
+    request.evaluation.expected = std::move(expected);
+    writeAnswer(answers, judge.evaluate(request), nonce);
+    if (judge.broken())
+      return 3;
+  }
+  return 0;
+}

@@ -1,0 +1,393 @@
+#include "LibraryRun.h"
+
+#include "cudaperf/daemon/TaskData.h"
+
+#include <boost/json.hpp>
+
+#include <cmath>
+#include <csignal>
+#include <cstring>
+#include <sstream>
+
+namespace cudaperf::judge {
+
+namespace json = boost::json;
+using worker::Message;
+using worker::Op;
+
+namespace {
+
+constexpr int kCalibrationCalls = 30;
+constexpr int kBusyCallsToReject = 3;
+
+json::array toJson(const std::vector<double> &values) {
+  json::array array;
+  for (double v : values)
+    array.push_back(v);
+  return array;
+}
+
+json::object sizesToJson(const SizeBinding &sizes) {
+  json::object object;
+  for (const auto &[name, value] : sizes)
+    object[name] = value;
+  return object;
+}
+
+json::object activityToJson(const Message &reply, double callMs) {
+  return {{"kernels", reply.kernels},
+          {"kernel_ms", reply.kernelMs},
+          {"gpu_busy_ms", reply.busyMs},
+          {"call_wall_ms", callMs}}; // the judge's round trip, CUPTI's launch overhead included
+}
+
+} // namespace
+
+LibraryRun::LibraryRun(const EvaluationRequest &request, TaskBuffers &buffers, WorkerSession &worker, GpuControl *gpu,
+                       EntryFunction oracle, bool oracleOnHost, Role role)
+    : request_(request), buffers_(buffers), worker_(worker), gpu_(gpu), oracle_(oracle), oracleOnHost_(oracleOnHost),
+      role_(role) {}
+
+double LibraryRun::secondsLeft() const { return deadline_ - steadySeconds(); }
+
+json::object LibraryRun::verdict(const char *status, const std::string &error) const {
+  return {{"status", status}, {"error", error}};
+}
+
+// How the worker let the judge down, as the candidate's verdict.
+json::object LibraryRun::faultVerdict() {
+  const std::string message = worker_.message();
+  switch (worker_.fault()) {
+  case WorkerFault::Silent: {
+    std::ostringstream limit;
+    limit << request_.wallSeconds;
+    return verdict("timeout", "did not finish within the wall-clock limit of " + limit.str() + " s");
+  }
+  case WorkerFault::Violation:
+    return verdict("rejected", "the candidate tampered with the judge's channel: " + message);
+  case WorkerFault::Died:
+  case WorkerFault::None:
+    break;
+  }
+  const sandbox::Result &run = worker_.finish();
+  switch (run.outcome) {
+  case sandbox::Outcome::Signaled:
+    return verdict("runtime_error", "the worker was killed by signal " + std::to_string(run.signal) + " (" +
+                                        strsignal(run.signal) + ") while the candidate ran");
+  case sandbox::Outcome::CpuLimit:
+    return verdict("timeout", "used more than " + std::to_string(static_cast<int>(request_.wallSeconds)) +
+                                  " s of CPU time");
+  case sandbox::Outcome::OutputLimit:
+    return verdict("runtime_error", "wrote more than the output cap to stdout or stderr (the run was stopped)");
+  case sandbox::Outcome::FileSizeLimit:
+    return verdict("runtime_error", "wrote a file past the size limit");
+  case sandbox::Outcome::WallTimeout:
+    return verdict("timeout", "did not finish within the wall-clock limit");
+  default:
+    return verdict("runtime_error", "the worker exited with status " + std::to_string(run.exitCode) +
+                                        " while the candidate ran (exit() or a crash inside the candidate)");
+  }
+}
+
+// Before any candidate code exists in the worker: the GPU and the shared
+// memory work, and the round trip of an empty call is measured.
+bool LibraryRun::trustedStart(json::object &failure) {
+  Memory &memory = buffers_.memory();
+  SharedBuffer probe = memory.share(4096);
+  memory.fill(probe.base, 0, probe.totalBytes);
+  memory.synchronize();
+  Message request;
+  request.op = Op::Preflight;
+  request.flags = memory.device() ? worker::kDeviceMemory : worker::kHostMemory;
+  request.bytes[0] = probe.totalBytes;
+  Message reply;
+  const bool answered = worker_.exchange(request, Op::PreflightDone, reply, deadline_, {probe.fd});
+  const bool written = answered && reply.status == 0 &&
+                       memory.countUnlike(probe.base, probe.totalBytes, nullptr, worker::kPreflightPattern) == 0;
+  memory.release(probe);
+  retryable_ = true;
+  const char *unusable = memory.device() ? "no_gpu" : "harness_error";
+  if (!written) {
+    failure = verdict(unusable, "the worker's preflight failed: " +
+                                    std::string(!answered       ? worker_.message()
+                                                : reply.status ? reply.text
+                                                               : "the judge did not read back what the worker wrote"));
+    return false;
+  }
+  std::vector<double> wall, events, probes;
+  for (int i = 0; i < kCalibrationCalls; ++i) {
+    Message empty;
+    empty.op = Op::Empty;
+    if (!worker_.exchange(empty, Op::Returned, reply, deadline_) || reply.status != 0) {
+      failure = verdict(unusable, "the worker's calibration failed: " + worker_.message() + reply.text);
+      return false;
+    }
+    wall.push_back(worker_.lastRoundTripMs());
+    events.push_back(reply.eventMs);
+    probes.push_back(gpu_ ? gpu_->probeMs() : 0.0);
+  }
+  calibration_ = calibrate(wall, events, probes);
+  Message map = buffers_.mapMessage();
+  if (!worker_.exchange(map, Op::Mapped, reply, deadline_, buffers_.descriptors()) || reply.status != 0) {
+    failure = verdict(unusable, "the worker could not map the buffers: " + worker_.message() + reply.text);
+    return false;
+  }
+  retryable_ = false;
+  return true;
+}
+
+bool LibraryRun::callOnce(const SizeBinding &sizes, std::uint32_t flags, Call &call, json::object &failure) {
+  buffers_.prepareCall(sizes);
+  if (gpu_) {
+    gpu_->flushCaches();
+    call.preProbeMs = gpu_->probeMs();
+  }
+  const double cpuBefore = worker_.cpuSeconds();
+  if (!worker_.exchange(buffers_.callMessage(sizes, flags), Op::Returned, call.reply, deadline_)) {
+    failure = faultVerdict();
+    return false;
+  }
+  call.wallMs = worker_.lastRoundTripMs();
+  if (gpu_)
+    call.postProbeMs = gpu_->probeMs();
+  call.cpuMs = 1000 * (worker_.cpuSeconds() - cpuBefore);
+  if (call.reply.status != 0) {
+    failure = verdict("runtime_error", call.reply.text);
+    return false;
+  }
+  return true;
+}
+
+json::object LibraryRun::run() {
+  const auto began = steadySeconds();
+  deadline_ = began + request_.wallSeconds;
+  const TaskSpec &task = request_.task;
+  const bool deviceMemory = buffers_.memory().device();
+  json::object failure;
+  buffers_.resetCanaries();
+  if (!trustedStart(failure))
+    return failure;
+
+  // Load: the filter first, then the library (its constructors run now).
+  {
+    Message request, reply;
+    request.op = Op::Load;
+    const std::string text = request_.library + '\0' + task.entry;
+    std::memcpy(request.text, text.data(), std::min(text.size(), sizeof request.text - 2));
+    if (!worker_.exchange(request, Op::Loaded, reply, deadline_)) {
+      loaded_ = true; // its constructors ran: whatever happened is the candidate's
+      return faultVerdict();
+    }
+    loaded_ = true;
+    if (reply.status == 2)
+      return verdict("harness_error", reply.text); // no system-call filter here: the isolation is missing
+    if (reply.status != 0)
+      return verdict("rejected", reply.text);
+  }
+
+  // Correctness: every size, `trials` seeded draws each, the trial picking the distribution.
+  json::object result;
+  json::array failures, largestActivity;
+  int passed = 0, total = 0;
+  double maxAbsError = 0;
+  std::size_t expectedOffset = 0, largest = 0;
+  for (std::size_t s = 1; s < task.correctnessSizes.size(); ++s)
+    if (expectedOutputBytes(task, s) > expectedOutputBytes(task, largest))
+      largest = s;
+  std::string noKernels, traceUnavailable;
+  const auto correctnessStart = steadySeconds();
+  for (int trial = 0; trial < request_.trials; ++trial)
+    for (std::size_t s = 0; s < task.correctnessSizes.size(); ++s) {
+      ++total;
+      const SizeBinding &sizes = task.correctnessSizes[s];
+      buffers_.drawInputs(sizes, testSeed(request_.seed, static_cast<std::size_t>(trial), s),
+                          static_cast<std::size_t>(trial));
+      buffers_.loadExpected(request_.expected, expectedOffset, sizes);
+      Call call;
+      const bool traced = s == largest && deviceMemory;
+      if (!callOnce(sizes, traced ? worker::kTraceKernels : 0, call, failure))
+        return failure;
+      if (traced) {
+        if (call.reply.traceAvailable) {
+          largestActivity.push_back(activityToJson(call.reply, call.wallMs));
+          if (call.reply.kernels == 0)
+            noKernels = "no kernel ran on the GPU during the call at the largest correctness size (trial " +
+                        std::to_string(trial) + "): the candidate must compute with its own kernels";
+        } else {
+          traceUnavailable = call.reply.text;
+        }
+      }
+      CallCheck check = buffers_.verify(sizes, false);
+      maxAbsError = std::max(maxAbsError, check.maxAbsError);
+      if (check.passed()) {
+        ++passed;
+        continue;
+      }
+      check.failure["sizes"] = sizesToJson(sizes);
+      check.failure["trial"] = trial;
+      check.failure["distribution"] = static_cast<std::size_t>(trial) % distributionCount(task);
+      check.failure["reason"] = check.reason;
+      failures.push_back(std::move(check.failure));
+    }
+  const bool timed = !request_.skipTiming;
+  if (timed)
+    ++total; // the timed calls at the benchmark size, every one verified: one more test
+  json::object correctness{{"passed", passed},
+                           {"total", total},
+                           {"max_abs_err", std::isfinite(maxAbsError) ? maxAbsError : -1.0},
+                           {"failures", failures},
+                           {"seconds", steadySeconds() - correctnessStart}};
+  result["correctness"] = correctness;
+  result["kernel_trace"] = traceUnavailable.empty() || !largestActivity.empty()
+                               ? json::value(json::object{{"largest_correctness_size", largestActivity}})
+                               : json::value(json::object{{"unavailable", traceUnavailable}});
+  result["calibration"] = json::object{{"round_trip_ms", calibration_.wallMedianMs},
+                                       {"gap_ms", calibration_.gapMedianMs},
+                                       {"gap_band_ms", json::array{calibration_.gapLowMs, calibration_.gapHighMs}},
+                                       {"probe_idle_ms", calibration_.probeIdleMs},
+                                       {"probe_limit_ms", calibration_.probeLimitMs}};
+  const bool correctnessPassed = passed == total - (timed ? 1 : 0);
+  if (!correctnessPassed) {
+    result["status"] = "wrong_answer";
+    return result;
+  }
+  if (!noKernels.empty()) {
+    result["status"] = "rejected";
+    result["error"] = noKernels;
+    return result;
+  }
+  if (!timed) {
+    result["status"] = "ok";
+    return result;
+  }
+
+  // Timing: a traced call, warm-up calls, then the timed runs, every one on
+  // inputs of its own, with the L2 flushed before it, verified after it.
+  if (beforeTimedCalls_)
+    beforeTimedCalls_();
+  const auto timingStart = steadySeconds();
+  const SizeBinding &sizes = task.benchmarkSize;
+  const bool verifyTimed = role_ == Role::Candidate && oracle_;
+  const int calls = 1 + request_.warmup + request_.runs;
+  std::vector<double> samples, judgeSamples, eventSamples;
+  int outside = 0, busyBefore = 0, verified = 0;
+  double unfinishedMax = 0, callsMs = 0, maxRatio = 0, tracedBusyMs = -1;
+  double cpuAtStart = 0;
+  json::object timing;
+  for (int k = 0; k < calls; ++k) {
+    buffers_.drawInputs(sizes, timedCallSeed(request_.seed, static_cast<std::size_t>(k)), 0);
+    if (verifyTimed) {
+      if (oracleOnHost_)
+        buffers_.runHostReference(oracle_, sizes);
+      else
+        buffers_.runOracle(oracle_, sizes);
+    }
+    const bool traced = k == 0 && deviceMemory;
+    const bool counted = k > request_.warmup;
+    if (k == request_.warmup + 1)
+      cpuAtStart = worker_.cpuSeconds();
+    Call call;
+    if (!callOnce(sizes, traced ? worker::kTraceKernels : 0, call, failure))
+      return failure;
+    if (verifyTimed) {
+      CallCheck check = buffers_.verify(sizes, true);
+      ++verified;
+      maxRatio = std::max(maxRatio, check.maxRatio);
+      if (!check.passed()) {
+        check.failure["sizes"] = sizesToJson(sizes);
+        check.failure["timed_call"] = k;
+        check.failure["reason"] = check.reason + " in timed call " + std::to_string(k) + " at the benchmark size";
+        correctness["failures"].as_array().push_back(std::move(check.failure));
+        result["correctness"] = correctness;
+        result["status"] = "wrong_answer";
+        return result;
+      }
+    }
+    if (traced) {
+      if (call.reply.traceAvailable) {
+        timing["kernel_trace"] = activityToJson(call.reply, call.wallMs);
+        tracedBusyMs = call.reply.busyMs;
+        if (call.reply.kernels == 0) {
+          result["status"] = "rejected";
+          result["error"] = "no kernel ran on the GPU during the call at the benchmark size: the candidate must "
+                            "compute with its own kernels";
+          return result;
+        }
+      }
+      // One call is enough to see a host computation: no need for forty.
+      const CpuUse use = judgeCpuUse(call.cpuMs, call.wallMs, 1, !deviceMemory);
+      if (role_ == Role::Candidate && use.hostComputation) {
+        result["status"] = "rejected";
+        result["error"] = "the worker used " + std::to_string(call.cpuMs) + " ms of CPU time in a call of " +
+                          std::to_string(call.wallMs) + " ms (budget " + std::to_string(use.budgetMs) +
+                          " ms): the work must be done by the candidate's own kernels, not on the host";
+        return result;
+      }
+    }
+    if (!counted)
+      continue;
+    const CallTime time = callTime(call.wallMs, call.reply.eventMs, call.postProbeMs, calibration_);
+    samples.push_back(time.ms);
+    judgeSamples.push_back(time.judgeMs);
+    eventSamples.push_back(call.reply.eventMs);
+    outside += time.workerTimeOutside;
+    unfinishedMax = std::max(unfinishedMax, time.unfinishedMs);
+    callsMs += call.wallMs;
+    busyBefore += gpu_ && gpuBusyBeforeCall(call.preProbeMs, calibration_);
+  }
+  const double cpuMs = 1000 * (worker_.cpuSeconds() - cpuAtStart);
+  const double medianMs = median(samples);
+  timing["median_ms"] = medianMs;
+  timing["cv"] = coefficientOfVariation(samples);
+  timing["samples"] = toJson(samples);
+  timing["judge_median_ms"] = median(judgeSamples);
+  timing["worker_event_median_ms"] = median(eventSamples);
+  timing["worker_times_outside_band"] = outside;
+  timing["unfinished_after_return_max_ms"] = unfinishedMax;
+  timing["verified_calls"] = verified;
+  timing["max_tolerance_ratio"] = std::isfinite(maxRatio) ? maxRatio : -1.0;
+  const CpuUse use = judgeCpuUse(cpuMs, callsMs, request_.runs, !deviceMemory);
+  timing["cpu"] = json::object{{"ms", cpuMs}, {"budget_ms", use.budgetMs}, {"calls_ms", callsMs}};
+  timing["gpu_busy_before_calls"] = busyBefore;
+  if (tracedBusyMs >= 0)
+    timing["gpu_share"] = medianMs > 0 ? std::min(1.0, tracedBusyMs / medianMs) : 0.0;
+  if (request_.cpuBaselineMs > 0) {
+    timing["cpu_baseline_ms"] = request_.cpuBaselineMs;
+    timing["speedup_cpu"] = medianMs > 0 ? request_.cpuBaselineMs / medianMs : 0.0;
+  }
+  if (gpuBaseline_) {
+    timing["gpu_baseline"] = json::object{{"median_ms", gpuBaseline_->medianMs},
+                                          {"cv", gpuBaseline_->cv},
+                                          {"samples", toJson(gpuBaseline_->samples)}};
+    timing["gpu_baseline_ms"] = gpuBaseline_->medianMs;
+    timing["speedup_gpu"] = medianMs > 0 ? gpuBaseline_->medianMs / medianMs : 0.0;
+  }
+  timing["seconds"] = steadySeconds() - timingStart;
+  result["timing"] = timing;
+  correctness["passed"] = passed + 1;
+  result["correctness"] = correctness;
+  result["status"] = "ok";
+  if (role_ == Role::Baseline) {
+    timing_ = BaselineTiming{samples, medianMs, coefficientOfVariation(samples)};
+    return result;
+  }
+  if (busyBefore >= kBusyCallsToReject) {
+    result["status"] = "rejected";
+    result["error"] = "the GPU was busy with work the candidate left running between calls (before " +
+                      std::to_string(busyBefore) + " of " + std::to_string(request_.runs) + " timed calls)";
+  } else if (use.hostComputation) {
+    result["status"] = "rejected";
+    result["error"] = "the worker's processes used " + std::to_string(cpuMs) + " ms of CPU time over " +
+                      std::to_string(request_.runs) + " timed calls of " + std::to_string(callsMs) +
+                      " ms (budget " + std::to_string(use.budgetMs) +
+                      " ms): the work must be done by the candidate's own kernels, not on the host";
+  } else if (deviceMemory && tracedBusyMs >= 0 && medianMs > 0 && tracedBusyMs / medianMs < request_.minGpuShare) {
+    result["status"] = "rejected";
+    result["error"] = "the candidate's kernels kept the GPU busy " + std::to_string(100 * tracedBusyMs / medianMs) +
+                      "% of its median call (minimum " + std::to_string(100 * request_.minGpuShare) +
+                      "%): the work must be done by the candidate's own kernels";
+  }
+  return result;
+}
+
+} // namespace cudaperf::judge

@@ -1,0 +1,91 @@
+// One library (a candidate, or the task's GPU baseline for its timing)
+// evaluated in one fresh worker: the trusted start (preflight, calibration),
+// the buffers mapped, the library loaded, every correctness test, then the
+// timed calls, each on fresh inputs and each verified. The verdict is the
+// judge's: the worker's word is only "returned".
+#pragma once
+
+#include "JudgeMemory.h"
+#include "TaskBuffers.h"
+#include "TimingRules.h"
+#include "WorkerSession.h"
+#include "cudaperf/contracts/TaskSpec.h"
+#include "cudaperf/daemon/EntryCall.h"
+
+#include <boost/json/object.hpp>
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace cudaperf::judge {
+
+struct EvaluationRequest {
+  TaskSpec task;
+  std::string taskJson;
+  std::string library; // the candidate (or the baseline) the worker loads
+  std::uint64_t seed = 1;
+  int trials = 2, warmup = 10, runs = 30;
+  bool skipTiming = false;
+  double cpuBaselineMs = -1;
+  double minGpuShare = 0.05;
+  double wallSeconds = 120;
+  std::string expected; // the correctness tests' expected outputs (ReferenceOutputs)
+};
+
+// The GPU baseline's timing, measured in a worker of its own.
+struct BaselineTiming {
+  std::vector<double> samples;
+  double medianMs = 0, cv = 0;
+};
+
+enum class Role { Candidate, Baseline };
+
+class LibraryRun {
+public:
+  // `oracle`: the trusted library whose outputs the timed calls are checked
+  // against (the GPU baseline; or the C reference with `oracleOnHost` in
+  // device memory mode). Null: timed outputs cannot be verified (Baseline role).
+  LibraryRun(const EvaluationRequest &request, TaskBuffers &buffers, WorkerSession &worker, GpuControl *gpu,
+             EntryFunction oracle, bool oracleOnHost, Role role);
+
+  boost::json::object run();
+  // Whether the library was loaded: from then on every failure is its own.
+  bool loaded() const { return loaded_; }
+  // Faults before loading are the machine's, not the candidate's.
+  bool retryable() const { return retryable_; }
+  std::optional<BaselineTiming> baselineTiming() const { return timing_; }
+  void setGpuBaseline(const BaselineTiming *baseline) { gpuBaseline_ = baseline; }
+  // Called once before the timed calls: the judge lets the next worker finish
+  // its start-up there, so that nothing but this worker and the judge uses
+  // the GPU while calls are timed.
+  void setBeforeTimedCalls(std::function<void()> hook) { beforeTimedCalls_ = std::move(hook); }
+
+private:
+  struct Call {
+    worker::Message reply;
+    double wallMs = 0, preProbeMs = 0, postProbeMs = 0, cpuMs = 0;
+  };
+  bool trustedStart(boost::json::object &verdict);
+  bool callOnce(const SizeBinding &sizes, std::uint32_t flags, Call &call, boost::json::object &verdict);
+  boost::json::object faultVerdict();
+  boost::json::object verdict(const char *status, const std::string &error) const;
+  double secondsLeft() const;
+
+  const EvaluationRequest &request_;
+  TaskBuffers &buffers_;
+  WorkerSession &worker_;
+  GpuControl *gpu_;
+  EntryFunction oracle_;
+  bool oracleOnHost_;
+  Role role_;
+  double deadline_ = 0;
+  bool loaded_ = false, retryable_ = false;
+  RoundTripCalibration calibration_;
+  std::optional<BaselineTiming> timing_;
+  const BaselineTiming *gpuBaseline_ = nullptr;
+  std::function<void()> beforeTimedCalls_;
+};
+
+} // namespace cudaperf::judge

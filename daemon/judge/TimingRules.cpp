@@ -1,0 +1,92 @@
+#include "TimingRules.h"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+namespace cudaperf::judge {
+
+namespace {
+
+constexpr double kSlackMs = 0.005;       // clock granularity and scheduling noise
+constexpr double kBusyProbeMs = 0.5;     // a probe this much slower than idle waited for other work
+constexpr double kCpuShareDevice = 0.5;  // of the calls' time
+constexpr double kCpuPerCallMs = 0.2;    // launches, the driver's wake-up
+constexpr double kCpuAllowanceMs = 2.0;  // once per phase
+constexpr double kCpuShareHost = 1.0;
+constexpr double kCpuPerCallHostMs = 0.5;
+constexpr double kCpuAllowanceHostMs = 5.0;
+
+double medianAbsoluteDeviation(const std::vector<double> &values, double center) {
+  std::vector<double> deviations;
+  for (double v : values)
+    deviations.push_back(std::fabs(v - center));
+  return median(deviations);
+}
+
+} // namespace
+
+double median(std::vector<double> values) {
+  if (values.empty())
+    return 0;
+  std::sort(values.begin(), values.end());
+  const std::size_t mid = values.size() / 2;
+  return values.size() % 2 ? values[mid] : (values[mid - 1] + values[mid]) / 2;
+}
+
+double coefficientOfVariation(const std::vector<double> &values) {
+  if (values.size() < 2)
+    return 0;
+  const double mean = std::accumulate(values.begin(), values.end(), 0.0) / static_cast<double>(values.size());
+  double squares = 0;
+  for (double v : values)
+    squares += (v - mean) * (v - mean);
+  return mean > 0 ? std::sqrt(squares / static_cast<double>(values.size() - 1)) / mean : 0;
+}
+
+RoundTripCalibration calibrate(const std::vector<double> &wallMs, const std::vector<double> &eventMs,
+                               const std::vector<double> &probeMs) {
+  RoundTripCalibration c;
+  std::vector<double> gaps;
+  for (std::size_t i = 0; i < wallMs.size() && i < eventMs.size(); ++i)
+    gaps.push_back(std::max(0.0, wallMs[i] - eventMs[i]));
+  c.wallMedianMs = median(wallMs);
+  c.gapMedianMs = median(gaps);
+  // A robust band: the median gap plus or minus three median deviations
+  // (one slow round trip in the calibration must not widen it for a liar).
+  const double spread = std::max(kSlackMs, 3 * medianAbsoluteDeviation(gaps, c.gapMedianMs));
+  c.gapLowMs = std::max(0.0, c.gapMedianMs - spread);
+  c.gapHighMs = c.gapMedianMs + spread;
+  c.probeIdleMs = median(probeMs);
+  c.probeLimitMs = c.probeIdleMs + std::max(kSlackMs, 3 * medianAbsoluteDeviation(probeMs, c.probeIdleMs)) + kSlackMs;
+  return c;
+}
+
+CallTime callTime(double judgeWallMs, double workerEventMs, double postCallProbeMs, const RoundTripCalibration &c) {
+  CallTime t;
+  const double low = std::max(0.0, judgeWallMs - c.gapHighMs - kSlackMs);
+  const double high = std::max(low, judgeWallMs - c.gapLowMs + kSlackMs);
+  t.judgeMs = std::max(0.0, judgeWallMs - c.gapMedianMs);
+  double sample = workerEventMs;
+  if (!(workerEventMs >= low && workerEventMs <= high)) { // NaN included
+    t.workerTimeOutside = true;
+    // Slower than the round trip allows: the band's top; faster (a patched
+    // event timer), or not a number: the judge's own estimate.
+    sample = workerEventMs > high ? high : std::max(low, t.judgeMs);
+  }
+  t.unfinishedMs = std::max(0.0, postCallProbeMs - c.probeLimitMs);
+  t.ms = sample + t.unfinishedMs;
+  return t;
+}
+
+bool gpuBusyBeforeCall(double probeMs, const RoundTripCalibration &c) { return probeMs > c.probeLimitMs + kBusyProbeMs; }
+
+CpuUse judgeCpuUse(double cpuMs, double callsMs, int calls, bool hostMemory) {
+  CpuUse use;
+  use.budgetMs = hostMemory ? kCpuShareHost * callsMs + kCpuPerCallHostMs * calls + kCpuAllowanceHostMs
+                            : kCpuShareDevice * callsMs + kCpuPerCallMs * calls + kCpuAllowanceMs;
+  use.hostComputation = cpuMs > use.budgetMs;
+  return use;
+}
+
+} // namespace cudaperf::judge

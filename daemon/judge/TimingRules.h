@@ -1,0 +1,60 @@
+// The judge's rules for turning what it measured into a call's time and a
+// verdict on the worker's CPU use. Pure functions (unit-tested on any
+// machine); the judge applies them to every timed call.
+#pragma once
+
+#include <vector>
+
+namespace cudaperf::judge {
+
+// Measured on the fresh worker before any candidate code exists in it: empty
+// calls (the worker synchronises the device and answers), each timed by the
+// judge's clock and by the worker's CUDA events, and the judge's own probe
+// kernel after each (how long the GPU takes to run a trivial kernel of the
+// judge's when nothing else is running).
+struct RoundTripCalibration {
+  double wallMedianMs = 0; // the judge's round trip of an empty call
+  double gapMedianMs = 0;  // round trip minus the worker's event time
+  double gapLowMs = 0;     // the band an honest worker's event time falls in: wall - gapHigh .. wall - gapLow
+  double gapHighMs = 0;
+  double probeIdleMs = 0;  // the idle probe's latency: median
+  double probeLimitMs = 0; // above this a probe found the GPU busy with someone else's work
+};
+
+RoundTripCalibration calibrate(const std::vector<double> &wallMs, const std::vector<double> &eventMs,
+                               const std::vector<double> &probeMs);
+
+struct CallTime {
+  double ms = 0;                   // what the call is charged
+  double judgeMs = 0;              // the judge's round trip minus the calibrated gap
+  bool workerTimeOutside = false;  // the worker's event time fell outside the band: the judge's clock decided
+  double unfinishedMs = 0;         // GPU work still running for the worker after it said "returned"
+};
+
+// The judge's clock is authoritative: the worker's event time may refine the
+// round trip only within the calibrated band, and whatever the GPU still had
+// to finish for the worker after it answered (the judge's probe kernel waited
+// for it) is added.
+CallTime callTime(double judgeWallMs, double workerEventMs, double postCallProbeMs, const RoundTripCalibration &c);
+
+// The probe before a call waited for work that is not the judge's: something
+// (the worker's leftovers, a kernel in a second context) kept the GPU busy
+// between calls.
+bool gpuBusyBeforeCall(double probeMs, const RoundTripCalibration &c);
+
+struct CpuUse {
+  bool hostComputation = false;
+  double budgetMs = 0;
+};
+
+// The worker's process tree may use CPU time for launching kernels and for
+// its driver, not for computing: over the timed phase (gaps between calls
+// included) at most half of the calls' time plus a small allowance per call
+// in device memory mode. In host memory mode the candidate copies with the
+// CPU itself, so one busy thread is allowed and more are not.
+CpuUse judgeCpuUse(double cpuMs, double callsMs, int calls, bool hostMemory);
+
+double median(std::vector<double> values);
+double coefficientOfVariation(const std::vector<double> &values);
+
+} // namespace cudaperf::judge

@@ -1,0 +1,77 @@
+// The judge's handle on one worker: starts it in the sandbox with its end of
+// the socket, exchanges the protocol's messages with a deadline on each, and
+// tells how the worker let it down when it did (died, went silent, said
+// something it was not asked). Knows nothing of tasks or verdicts.
+#pragma once
+
+#include "WorkerProtocol.h"
+#include "cudaperf/daemon/Sandbox.h"
+
+#include <boost/json/object.hpp>
+
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace cudaperf::judge {
+
+struct WorkerOptions {
+  std::filesystem::path program; // cudaperf-worker
+  bool cuda = true;              // --device cuda (or none: host memory only, no GPU)
+  sandbox::Limits limits;        // isolation and resource limits; the wall clock is the judge's
+  std::vector<std::pair<std::string, std::string>> environment;
+};
+
+enum class WorkerFault { None, Died, Silent, Violation };
+
+class WorkerSession {
+public:
+  // Started, not yet Ready; null with `error` set when the sandbox refused.
+  static std::unique_ptr<WorkerSession> start(const WorkerOptions &options, std::string &error);
+  ~WorkerSession();
+
+  // Waits for Ready (the worker's trusted start); once answered, returns the
+  // same at once. False: fault() and message() say why, or the worker
+  // reported a problem (a machine without a usable GPU).
+  bool awaitReady(double deadline, bool faultOnTimeout = true);
+
+  // Sends `request` (numbered here) and waits for the reply of op `expect`
+  // with the same number until `deadline` (steady-clock seconds). Anything
+  // waiting on the socket before the request is a violation: a reply the
+  // judge did not ask for. The round trip is lastRoundTripMs().
+  bool exchange(worker::Message request, worker::Op expect, worker::Message &reply, double deadline,
+                const std::vector<int> &descriptors = {});
+  double lastRoundTripMs() const { return roundTripMs_; }
+
+  // CPU seconds of the worker's whole process tree so far.
+  double cpuSeconds() const;
+  pid_t treeRoot() const;
+
+  WorkerFault fault() const { return fault_; }
+  const std::string &message() const { return message_; }
+
+  // Asks the worker to exit, then makes sure its whole tree is gone.
+  const sandbox::Result &finish();
+  // How it ran: isolation, how it ended, the tail of what it printed.
+  boost::json::object account();
+
+
+private:
+  WorkerSession() = default;
+  bool await(worker::Op expect, std::uint64_t sequence, worker::Message &reply, double deadline, bool faultOnTimeout);
+  void fail(WorkerFault fault, std::string message);
+
+  std::unique_ptr<sandbox::Process> process_;
+  int socket_ = -1;
+  std::uint64_t sequence_ = 0;
+  double roundTripMs_ = 0;
+  int ready_ = 0; // 1: Ready received; -1: the worker reported a problem
+  WorkerFault fault_ = WorkerFault::None;
+  std::string message_;
+};
+
+double steadySeconds();
+
+} // namespace cudaperf::judge

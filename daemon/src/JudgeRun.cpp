@@ -1,0 +1,151 @@
+#include "cudaperf/daemon/JudgeRun.h"
+
+#include <boost/json.hpp>
+
+#include <algorithm>
+#include <random>
+#include <sstream>
+
+namespace cudaperf {
+
+namespace json = boost::json;
+
+int JudgeJob::effectiveTrials() const {
+  return trials > 0 ? trials : std::max<int>(2, static_cast<int>(distributionCount(*task)));
+}
+
+json::object verdictWithoutAnswer(const sandbox::Result &run, double wallSeconds) {
+  std::ostringstream text;
+  text << "the judge ended without answering (" << sandbox::toString(run.outcome);
+  if (run.outcome == sandbox::Outcome::Exited)
+    text << ", status " << run.exitCode;
+  if (run.signal)
+    text << ", signal " << run.signal;
+  text << " after " << run.wallSeconds << " s, limit " << wallSeconds << " s per evaluation)";
+  if (!run.note.empty())
+    text << ": " << run.note;
+  const std::string tail = run.stderrText.substr(run.stderrText.size() > 800 ? run.stderrText.size() - 800 : 0);
+  if (!tail.empty())
+    text << "; its last words: " << tail;
+  return {{"status", "harness_error"}, {"error", text.str()}};
+}
+
+namespace {
+
+// One judge process over `candidates`; returns the answers it gave (a prefix,
+// in order) and how it ended.
+std::vector<json::object> runOnce(const JudgeJob &job, const JudgeOptions &options,
+                                  const std::vector<const JudgeCandidate *> &candidates, sandbox::Result &run) {
+  std::random_device entropy;
+  std::vector<std::string> nonces;
+  sandbox::Request request;
+  request.argv = {std::filesystem::absolute(options.judge).string(), "--device", options.cuda ? "cuda" : "none"};
+  if (!options.worker.empty())
+    request.argv.insert(request.argv.end(), {"--worker", std::filesystem::absolute(options.worker).string()});
+  for (const auto &path : options.hiddenPaths)
+    request.argv.insert(request.argv.end(), {"--hide", path});
+  if (!options.requireIsolation)
+    request.argv.push_back("--insecure-no-isolation");
+  request.environment = options.environment;
+  std::vector<std::string> visible;
+  for (const JudgeCandidate *candidate : candidates) {
+    std::ostringstream nonce;
+    nonce << std::hex << entropy() << entropy() << entropy() << entropy();
+    nonces.push_back(nonce.str());
+    const ReferenceData &reference = *candidate->reference;
+    json::object line{{"task_json", job.taskJson},
+                      {"task_name", job.task->name},
+                      {"candidate", std::filesystem::weakly_canonical(candidate->library).string()},
+                      {"nonce", nonces.back()},
+                      {"seed", candidate->seed},
+                      {"trials", job.effectiveTrials()},
+                      {"warmup", job.warmup},
+                      {"runs", job.runs},
+                      {"skip_timing", job.skipTiming},
+                      {"min_gpu_share", job.minGpuShare},
+                      {"wall_seconds", options.wallSeconds},
+                      {"cpu_baseline_ms", reference.cpuBaselineMs},
+                      {"expected_bytes", reference.expectedBlob.size()}};
+    if (job.baseline)
+      line["baseline"] = std::filesystem::weakly_canonical(*job.baseline).string();
+    if (job.reference)
+      line["reference"] = std::filesystem::weakly_canonical(*job.reference).string();
+    request.stdinData += json::serialize(line) + "\n" + reference.expectedBlob;
+    visible.push_back(std::filesystem::weakly_canonical(candidate->library).parent_path().string());
+  }
+  for (const auto &path : visible)
+    request.argv.insert(request.argv.end(), {"--visible", path});
+  // The judge is trusted and puts its workers into namespaces itself: it runs
+  // as the daemon's user, in the daemon's namespaces, with its own deadline.
+  sandbox::Limits limits;
+  limits.isolateNetwork = limits.isolateProcesses = limits.dropPrivileges = false;
+  limits.requireIsolation = false;
+  limits.openFiles = 4096;
+  limits.processes = 1 << 20;
+  limits.fileSizeBytes = 1ull << 30;
+  limits.outputBytes = 64 << 20;
+  // Start-up (CUDA context, the baseline's timing) plus each evaluation.
+  const double perEvaluation = options.wallSeconds + 30;
+  limits.stdoutSilenceSeconds = 2 * perEvaluation + 120;
+  limits.wallSeconds = perEvaluation * static_cast<double>(candidates.size()) + 2 * perEvaluation + 120;
+  limits.cpuSeconds = 4 * limits.wallSeconds; // the judge spins on its GPU waits
+  run = sandbox::run(request, limits);
+
+  // An answer counts only with its request's nonce, in order.
+  std::vector<json::object> answers;
+  std::istringstream lines(run.stdoutText);
+  std::string text;
+  while (answers.size() < nonces.size() && std::getline(lines, text)) {
+    boost::system::error_code error;
+    json::value answer = json::parse(text, error);
+    if (error || !answer.is_object())
+      continue;
+    json::object &object = answer.get_object();
+    const auto *nonce = object.if_contains("nonce");
+    if (!nonce || !nonce->is_string() || nonce->get_string() != nonces[answers.size()])
+      continue;
+    object.erase("nonce");
+    answers.push_back(std::move(object));
+  }
+  return answers;
+}
+
+json::object describe(const sandbox::Result &run) {
+  return {{"outcome", sandbox::toString(run.outcome)},
+          {"exit_code", run.exitCode},
+          {"wall_seconds", run.wallSeconds},
+          {"stderr_tail", run.stderrText.substr(run.stderrText.size() > 2000 ? run.stderrText.size() - 2000 : 0)}};
+}
+
+} // namespace
+
+std::vector<json::object> runJudge(const JudgeJob &job, const JudgeOptions &options, int repeat) {
+  std::vector<const JudgeCandidate *> pending;
+  for (const auto &candidate : job.candidates)
+    for (int i = 0; i < repeat; ++i)
+      pending.push_back(&candidate);
+  std::vector<json::object> results;
+  std::size_t next = 0;
+  while (next < pending.size()) {
+    sandbox::Result run;
+    auto answers = runOnce(job, options, {pending.begin() + next, pending.end()}, run);
+    const json::object account = describe(run);
+    for (auto &answer : answers) {
+      answer["judge"] = account;
+      results.push_back(std::move(answer));
+    }
+    next += answers.size();
+    // A judge that exits 3 has answered for the candidate it was on;
+    // otherwise the first unanswered candidate is told the judge failed.
+    const bool answeredThenExited = run.outcome == sandbox::Outcome::Exited && run.exitCode == 3 && !answers.empty();
+    if (next < pending.size() && !answeredThenExited) {
+      json::object verdict = verdictWithoutAnswer(run, options.wallSeconds);
+      verdict["judge"] = account;
+      results.push_back(std::move(verdict));
+      ++next;
+    }
+  }
+  return results;
+}
+
+} // namespace cudaperf

@@ -1,0 +1,267 @@
+// The judge and its sandboxed workers on a machine without a GPU: tasks in
+// host memory mode (the buffers are memfds the judge shares), the judge in
+// --device none mode. Every hostile fixture here attacks a defence of the
+// judge/worker split; the verdict it must get is asserted, and where an
+// attack could "work", a control shows it would have without the defence.
+#include "cudaperf/daemon/JudgeRun.h"
+#include "cudaperf/daemon/ReferenceOutputs.h"
+
+#include <gtest/gtest.h>
+
+#include <boost/json.hpp>
+
+#include <dirent.h>
+#include <fstream>
+#include <random>
+#include <unistd.h>
+
+using namespace cudaperf;
+namespace json = boost::json;
+
+namespace {
+
+const std::string kScaleTask = R"json({
+  "name": "scale", "entry": "scale", "signature": "extern \"C\" void scale(const float *in, float *out, int n)",
+  "args": [
+    {"name": "in", "type": "float32*", "intent": "in", "size": "n",
+     "init": [{"dist": "uniform", "low": -1, "high": 1}, {"dist": "normal", "mean": 0, "stddev": 1000}]},
+    {"name": "out", "type": "float32*", "intent": "out", "size": "n"},
+    {"name": "n", "type": "int32", "value": "n"}],
+  "sizes": {"correctness": [{"n": 1}, {"n": 1000}], "benchmark": {"n": 4096}},
+  "memory": "host"
+})json";
+
+const std::string kSumTask = R"json({
+  "name": "sum", "entry": "sum", "signature": "extern \"C\" void sum(const float *x, float *out, int n)",
+  "args": [
+    {"name": "x", "type": "float32*", "intent": "in", "size": "n",
+     "init": {"dist": "uniform", "low": 0, "high": 1, "outliers": {"fraction": 0.001, "low": -1000, "high": 1000}}},
+    {"name": "out", "type": "float32*", "intent": "out", "size": "1"},
+    {"name": "n", "type": "int32", "value": "n"}],
+  "sizes": {"correctness": [{"n": 1000}, {"n": 5000}], "benchmark": {"n": 200000}},
+  "tolerance": {"rtol": 1e-4, "atol": 1e-5},
+  "memory": "host"
+})json";
+
+struct Judged {
+  std::vector<json::object> results;
+  const json::object &operator[](std::size_t i) const { return results.at(i); }
+};
+
+std::uint64_t randomSeed() {
+  static std::random_device entropy;
+  return (static_cast<std::uint64_t>(entropy()) << 32) | entropy();
+}
+
+// Each candidate evaluated by one judge, in a worker of its own.
+Judged judge(const std::string &taskJson, const std::string &name, const std::string &reference,
+             const std::vector<std::string> &candidates, bool freshSeeds = false, int runs = 10) {
+  static std::vector<std::unique_ptr<TaskSpec>> tasks; // outlive the job
+  tasks.push_back(std::make_unique<TaskSpec>(parseTask(taskJson, name)));
+  ReferenceOutputs outputs("");
+  JudgeJob job;
+  job.task = tasks.back().get();
+  job.taskJson = taskJson;
+  job.reference = reference;
+  job.warmup = 2;
+  job.runs = runs;
+  for (const auto &library : candidates) {
+    JudgeCandidate candidate;
+    candidate.library = library;
+    candidate.seed = freshSeeds ? randomSeed() : 1;
+    candidate.reference = std::make_shared<const ReferenceData>(
+        outputs.compute(*job.task, taskJson, reference, candidate.seed, job.effectiveTrials(), true, !freshSeeds));
+    job.candidates.push_back(candidate);
+  }
+  JudgeOptions options;
+  options.judge = CUDAPERF_JUDGE;
+  options.worker = CUDAPERF_WORKER;
+  options.cuda = false;
+  options.wallSeconds = 8;
+  return {runJudge(job, options)};
+}
+
+Judged scale(const std::vector<std::string> &candidates, bool freshSeeds = false) {
+  return judge(kScaleTask, "scale", CUDAPERF_SCALE_REFERENCE, candidates, freshSeeds);
+}
+
+std::string statusOf(const json::object &result) { return std::string(result.at("status").as_string()); }
+std::string errorOf(const json::object &result) {
+  return result.contains("error") ? std::string(result.at("error").as_string()) : "";
+}
+std::string reasonsOf(const json::object &result) {
+  std::string reasons;
+  if (const auto *correctness = result.if_contains("correctness"))
+    for (const auto &failure : correctness->at("failures").as_array())
+      reasons += std::string(failure.at("reason").as_string()) + "; ";
+  return reasons;
+}
+
+// Processes of the sandbox user still alive.
+int nobodyProcesses() {
+  int count = 0;
+  DIR *proc = opendir("/proc");
+  while (dirent *entry = readdir(proc)) {
+    if (entry->d_name[0] < '0' || entry->d_name[0] > '9')
+      continue;
+    std::ifstream status(std::string("/proc/") + entry->d_name + "/status");
+    for (std::string line; std::getline(status, line);)
+      if (line.rfind("Uid:", 0) == 0 && line.find("65534") != std::string::npos)
+        ++count;
+  }
+  closedir(proc);
+  return count;
+}
+
+} // namespace
+
+TEST(Judge, AnHonestCandidateIsCheckedOnEveryCallAndTimedByTheJudge) {
+  const auto r = scale({CUDAPERF_SCALE_REFERENCE});
+  ASSERT_EQ(statusOf(r[0]), "ok") << json::serialize(r[0]);
+  const auto &correctness = r[0].at("correctness").as_object();
+  // 2 trials x 2 sizes, and every timed call: one test more.
+  EXPECT_EQ(correctness.at("passed").as_int64(), 5);
+  EXPECT_EQ(correctness.at("total").as_int64(), 5);
+  const auto &timing = r[0].at("timing").as_object();
+  EXPECT_EQ(timing.at("verified_calls").as_int64(), 1 + 2 + 10); // traced, warm-up, timed: all checked
+  EXPECT_EQ(timing.at("samples").as_array().size(), 10u);
+  EXPECT_TRUE(r[0].at("sandbox").at("processes_isolated").as_bool());
+  EXPECT_TRUE(r[0].at("sandbox").at("privileges_dropped").as_bool());
+  EXPECT_EQ(r[0].at("replay").at("seed").to_number<std::uint64_t>(), 1u);
+}
+
+TEST(Judge, TheJudgesClockChargesEveryMillisecond) {
+  const auto r = scale({CUDAPERF_SLEEPY_SCALE});
+  ASSERT_EQ(statusOf(r[0]), "ok") << json::serialize(r[0]);
+  EXPECT_GE(r[0].at("timing").at("median_ms").as_double(), 19.5);
+}
+
+TEST(Judge, ShapeShortcutAtTheTimedSizeIsCaught) { // class 1
+  const auto r = scale({CUDAPERF_HOSTILE_SHAPE_SHORTCUT});
+  EXPECT_EQ(statusOf(r[0]), "wrong_answer") << json::serialize(r[0]);
+  EXPECT_NE(reasonsOf(r[0]).find("timed call 0 at the benchmark size"), std::string::npos) << reasonsOf(r[0]);
+  // Every correctness test passed: only the timed calls' check sees it.
+  EXPECT_EQ(r[0].at("correctness").at("passed").as_int64(), 4);
+}
+
+TEST(Judge, PhaseDetectionByCallCountIsCaught) { // class 2
+  const auto r = scale({CUDAPERF_HOSTILE_CALL_COUNTER});
+  EXPECT_EQ(statusOf(r[0]), "wrong_answer") << json::serialize(r[0]);
+}
+
+TEST(Judge, MemoisingAnAnswerGainsNothingWhenEveryCallHasFreshInputs) { // class 3
+  const auto r = scale({CUDAPERF_HOSTILE_MEMOISE});
+  EXPECT_EQ(statusOf(r[0]), "wrong_answer") << json::serialize(r[0]);
+}
+
+TEST(Judge, ASampledReductionMissesTheOutliers) { // class 4
+  const auto honest = judge(kSumTask, "sum", CUDAPERF_SUM_REFERENCE, {CUDAPERF_SUM_REFERENCE});
+  ASSERT_EQ(statusOf(honest[0]), "ok") << json::serialize(honest[0]);
+  const auto r = judge(kSumTask, "sum", CUDAPERF_SUM_REFERENCE, {CUDAPERF_HOSTILE_SAMPLED_SUM});
+  EXPECT_EQ(statusOf(r[0]), "wrong_answer") << json::serialize(r[0]);
+}
+
+TEST(Judge, HostThreadsComputingAreRejected) { // class 5
+  const auto r = scale({CUDAPERF_HOSTILE_HOST_THREADS});
+  EXPECT_EQ(statusOf(r[0]), "rejected") << json::serialize(r[0]);
+  EXPECT_NE(errorOf(r[0]).find("CPU time"), std::string::npos) << errorOf(r[0]);
+}
+
+TEST(Judge, AForgedReplyOnTheJudgesChannelIsRejected) { // class 8
+  const auto r = scale({CUDAPERF_HOSTILE_CHANNEL_FORGE});
+  EXPECT_EQ(statusOf(r[0]), "rejected") << json::serialize(r[0]);
+  EXPECT_NE(errorOf(r[0]).find("channel"), std::string::npos) << errorOf(r[0]);
+}
+
+TEST(Judge, TextLinesOnEveryDescriptorForgeNothing) {
+  const auto r = scale({CUDAPERF_HOSTILE_FORGE});
+  EXPECT_NE(statusOf(r[0]), "ok") << json::serialize(r[0]);
+  EXPECT_FALSE(r[0].contains("timing"));
+}
+
+TEST(Judge, FailingOnPurposeIsTheCandidatesVerdict) { // class 9
+  const auto r = scale({CUDAPERF_HOSTILE_CONSTRUCTOR_ABORT, CUDAPERF_HOSTILE_THROW, CUDAPERF_HOSTILE_EXIT});
+  for (std::size_t i = 0; i < 3; ++i)
+    EXPECT_EQ(statusOf(r[i]), "runtime_error") << json::serialize(r[i]);
+  EXPECT_NE(errorOf(r[0]).find("signal 6"), std::string::npos) << errorOf(r[0]);
+}
+
+TEST(Judge, AnswersHardCodedForTheDefaultSeedFailOnFreshSeeds) { // class 10
+  // The control: with the fixed seed 1 the hard-coded answers pass.
+  const auto fixed = scale({CUDAPERF_HOSTILE_SEED_ONE});
+  EXPECT_EQ(statusOf(fixed[0]), "ok") << json::serialize(fixed[0]);
+  const auto fresh = scale({CUDAPERF_HOSTILE_SEED_ONE}, true);
+  EXPECT_EQ(statusOf(fresh[0]), "wrong_answer") << json::serialize(fresh[0]);
+  EXPECT_NE(fresh[0].at("replay").at("seed").to_number<std::uint64_t>(), 1u);
+}
+
+TEST(Judge, WritesPastAnOutputAreCaughtNearAndFar) { // class 11
+  const auto r = scale({CUDAPERF_HOSTILE_WRITE_BAND, CUDAPERF_HOSTILE_WRITE_FAR});
+  EXPECT_EQ(statusOf(r[0]), "wrong_answer") << json::serialize(r[0]);
+  EXPECT_NE(reasonsOf(r[0]).find("outside the bounds of 'out'"), std::string::npos) << reasonsOf(r[0]);
+  // 2.4 MB past the end: beyond the canary band the worker's mapping ends.
+  EXPECT_EQ(statusOf(r[1]), "runtime_error") << json::serialize(r[1]);
+  EXPECT_NE(errorOf(r[1]).find("signal 11"), std::string::npos) << errorOf(r[1]);
+}
+
+TEST(Judge, WhatACandidateLeavesBehindDiesWithItsWorker) { // class 12
+  const auto r = scale({CUDAPERF_HOSTILE_LEFTOVER_THREAD, CUDAPERF_SCALE_REFERENCE});
+  EXPECT_NE(statusOf(r[0]), "ok") << json::serialize(r[0]);
+  ASSERT_EQ(statusOf(r[1]), "ok") << json::serialize(r[1]);
+  // The next candidate's CPU use is its own: the spinning thread is gone.
+  EXPECT_LT(r[1].at("timing").at("cpu").at("ms").as_double(), r[1].at("timing").at("cpu").at("budget_ms").as_double());
+  usleep(200 * 1000);
+  EXPECT_EQ(nobodyProcesses(), 0);
+}
+
+TEST(Judge, TheWorkersFilterRefusesNewProcesses) {
+  const auto r = scale({CUDAPERF_HOSTILE_FORK});
+  EXPECT_EQ(statusOf(r[0]), "ok") << "fork was not refused: " << json::serialize(r[0]);
+}
+
+TEST(Judge, CrashesTimeoutsAndFloodsAreTheCandidates) {
+  const auto r = scale({CUDAPERF_HOSTILE_SEGFAULT, CUDAPERF_HOSTILE_SLEEP, CUDAPERF_HOSTILE_FLOOD,
+                        CUDAPERF_SCALE_REFERENCE});
+  EXPECT_EQ(statusOf(r[0]), "runtime_error") << json::serialize(r[0]);
+  EXPECT_NE(errorOf(r[0]).find("signal 11"), std::string::npos);
+  EXPECT_EQ(statusOf(r[1]), "timeout") << json::serialize(r[1]);
+  EXPECT_EQ(statusOf(r[2]), "runtime_error") << json::serialize(r[2]);
+  EXPECT_NE(errorOf(r[2]).find("output cap"), std::string::npos) << errorOf(r[2]);
+  EXPECT_EQ(statusOf(r[3]), "ok") << json::serialize(r[3]); // the judge went on
+}
+
+TEST(Judge, ADeviceMemoryTaskWithoutAGpuIsNoGpu) {
+  std::string task = kScaleTask;
+  task.replace(task.find("\"memory\": \"host\""), std::string("\"memory\": \"host\"").size(), "\"memory\": \"device\"");
+  const auto r = judge(task, "scale", CUDAPERF_SCALE_REFERENCE, {CUDAPERF_SCALE_REFERENCE});
+  EXPECT_EQ(statusOf(r[0]), "no_gpu") << json::serialize(r[0]);
+}
+
+TEST(Judge, TheReferencesFolderIsHiddenFromTheWorker) {
+  const std::filesystem::path probe = CUDAPERF_PROBE_FILE;
+  std::filesystem::create_directories(probe.parent_path());
+  std::ofstream(probe) << "void scale(...) { /* the reference */ }";
+  std::filesystem::permissions(probe.parent_path(), std::filesystem::perms(0755));
+  std::filesystem::permissions(probe, std::filesystem::perms(0644));
+  const auto exposed = scale({CUDAPERF_HOSTILE_READ_REFERENCE});
+  // Hidden as the daemon hides the task folders.
+  static const TaskSpec task = parseTask(kScaleTask, "scale");
+  ReferenceOutputs outputs("");
+  JudgeJob job;
+  job.task = &task;
+  job.taskJson = kScaleTask;
+  job.skipTiming = true;
+  job.candidates = {{CUDAPERF_HOSTILE_READ_REFERENCE, 1,
+                     std::make_shared<const ReferenceData>(
+                         outputs.compute(task, kScaleTask, CUDAPERF_SCALE_REFERENCE, 1, 2, false))}};
+  JudgeOptions options;
+  options.judge = CUDAPERF_JUDGE;
+  options.worker = CUDAPERF_WORKER;
+  options.cuda = false;
+  options.wallSeconds = 8;
+  options.hiddenPaths = {probe.parent_path().string()};
+  const auto hidden = runJudge(job, options).front();
+  std::filesystem::remove_all(probe.parent_path());
+  EXPECT_NE(errorOf(exposed[0]).find("status 42"), std::string::npos) << json::serialize(exposed[0]); // control
+  EXPECT_EQ(errorOf(hidden).find("status 42"), std::string::npos) << json::serialize(hidden);
+}

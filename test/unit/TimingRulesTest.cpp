@@ -1,0 +1,91 @@
+// The judge's timing and CPU rules against hand-computed values: a lying
+// worker's event time is replaced by the judge's own estimate, work left
+// running after "returned" is charged, a host computation is caught.
+#include "TimingRules.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+using namespace cudaperf::judge;
+
+namespace {
+
+// Ten empty calls: round trips 0.040 ms except one slow 0.400 ms; event times
+// 0.010 ms; idle probes 0.008 ms except one 0.020 ms.
+RoundTripCalibration tenCalls() {
+  std::vector<double> wall(10, 0.040), events(10, 0.010), probes(10, 0.008);
+  wall[3] = 0.400;
+  probes[5] = 0.020;
+  return calibrate(wall, events, probes);
+}
+
+} // namespace
+
+TEST(TimingRules, CalibrationIsRobustToOneSlowRoundTrip) {
+  const RoundTripCalibration c = tenCalls();
+  EXPECT_DOUBLE_EQ(c.wallMedianMs, 0.040);
+  EXPECT_DOUBLE_EQ(c.gapMedianMs, 0.030); // 0.040 - 0.010
+  // Nine gaps equal the median: the median deviation is 0, the band is the slack.
+  EXPECT_NEAR(c.gapLowMs, 0.025, 1e-12);
+  EXPECT_NEAR(c.gapHighMs, 0.035, 1e-12);
+  EXPECT_DOUBLE_EQ(c.probeIdleMs, 0.008);
+  EXPECT_NEAR(c.probeLimitMs, 0.008 + 0.005 + 0.005, 1e-12);
+}
+
+TEST(TimingRules, AnHonestEventTimeRefinesTheRoundTrip) {
+  const RoundTripCalibration c = tenCalls();
+  // A 1 ms kernel: round trip 1.031 ms, the worker's events 1.000 ms.
+  const CallTime t = callTime(1.031, 1.000, 0.008, c);
+  EXPECT_FALSE(t.workerTimeOutside);
+  EXPECT_DOUBLE_EQ(t.ms, 1.000);
+  EXPECT_NEAR(t.judgeMs, 1.001, 1e-12);
+  EXPECT_DOUBLE_EQ(t.unfinishedMs, 0);
+}
+
+TEST(TimingRules, APatchedEventTimerIsOverruledByTheJudgesClock) {
+  const RoundTripCalibration c = tenCalls();
+  // Measured 20 ms by the judge, reported 0.02 ms by a patched cudaEventElapsedTime.
+  const CallTime t = callTime(20.030, 0.020, 0.008, c);
+  EXPECT_TRUE(t.workerTimeOutside);
+  EXPECT_NEAR(t.ms, 20.000, 1e-9); // round trip minus the median gap
+  // Not a number either.
+  EXPECT_NEAR(callTime(20.030, std::nan(""), 0.008, c).ms, 20.000, 1e-9);
+  // Claiming more than the round trip allows is capped at the band's top.
+  const CallTime slow = callTime(1.031, 5.0, 0.008, c);
+  EXPECT_TRUE(slow.workerTimeOutside);
+  EXPECT_NEAR(slow.ms, 1.031 - 0.025 + 0.005, 1e-12);
+}
+
+TEST(TimingRules, WorkLeftRunningAfterReturnedIsCharged) {
+  const RoundTripCalibration c = tenCalls();
+  // "Returned" after 0.05 ms, but the judge's probe waited 3 ms for the GPU.
+  const CallTime t = callTime(0.050, 0.020, 3.000, c);
+  EXPECT_NEAR(t.unfinishedMs, 3.000 - 0.018, 1e-12);
+  EXPECT_NEAR(t.ms, 0.020 + 3.000 - 0.018, 1e-12);
+}
+
+TEST(TimingRules, TheProbeBeforeACallSeesForeignWork) {
+  const RoundTripCalibration c = tenCalls();
+  EXPECT_FALSE(gpuBusyBeforeCall(0.010, c));
+  EXPECT_FALSE(gpuBusyBeforeCall(0.400, c));
+  EXPECT_TRUE(gpuBusyBeforeCall(2.0, c)); // waited out someone's time slice
+}
+
+TEST(TimingRules, CpuBudgetCatchesHostComputation) {
+  // Device memory: 30 calls of 1 ms each: budget 0.5 * 30 + 0.2 * 30 + 2 = 23 ms.
+  EXPECT_DOUBLE_EQ(judgeCpuUse(0, 30, 30, false).budgetMs, 23.0);
+  EXPECT_FALSE(judgeCpuUse(22.9, 30, 30, false).hostComputation); // launches, wake-ups
+  EXPECT_TRUE(judgeCpuUse(30, 30, 30, false).hostComputation);    // one thread busy all along
+  // Host memory: one busy thread is the candidate copying; four are a solver.
+  EXPECT_DOUBLE_EQ(judgeCpuUse(0, 30, 30, true).budgetMs, 30 + 15 + 5.0);
+  EXPECT_FALSE(judgeCpuUse(31, 30, 30, true).hostComputation);
+  EXPECT_TRUE(judgeCpuUse(120, 30, 30, true).hostComputation);
+}
+
+TEST(TimingRules, MedianAndCoefficientOfVariation) {
+  EXPECT_DOUBLE_EQ(median({3, 1, 2}), 2);
+  EXPECT_DOUBLE_EQ(median({4, 1, 2, 3}), 2.5);
+  // mean 2, sample std 1: CV 0.5.
+  EXPECT_DOUBLE_EQ(coefficientOfVariation({1, 2, 3}), 0.5);
+}
