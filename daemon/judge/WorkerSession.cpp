@@ -73,8 +73,8 @@ bool WorkerSession::await(Op expect, std::uint64_t sequence, Message &reply, dou
       // Descriptors a worker sends are closed unread: the judge keeps nothing of its.
       if (!worker::receiveMessage(socket_, reply, nullptr, MSG_DONTWAIT)) {
         // End of stream: the worker closed its socket or died; let the status say which.
-        for (int i = 0; i < 10 && !process_->ended() && !process_->killed(); ++i)
-          process_->poll({}, 50);
+        if (!process_->killed())
+          process_->awaitEnd(0.5);
         const bool gone = process_->ended() || process_->killed();
         fail(gone ? WorkerFault::Died : WorkerFault::Violation,
              gone ? "the worker ended" : "the worker closed or garbled its socket");

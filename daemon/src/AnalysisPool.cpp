@@ -158,6 +158,7 @@ json::object AnalysisPool::analyze(const std::string &source, const std::string 
       }
     }
     if (server->process->ended() || !ready.empty()) {
+      server->process->awaitEnd(2); // the socket closed first: let the status say how it ended
       const sandbox::Result &run = server->process->finish();
       ++crashes_;
       release(nullptr);

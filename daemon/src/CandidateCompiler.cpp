@@ -29,15 +29,21 @@ std::vector<std::string> forbiddenSymbols(const std::vector<std::string> &undefi
   static const std::vector<std::pair<std::string, std::vector<std::string>>> libraryPrefixes = {
       {"cublas", {"cublas"}}, {"cublasLt", {"cublasLt"}}, {"cudnn", {"cudnn"}},      {"cufft", {"cufft"}},
       {"curand", {"curand"}}, {"cusparse", {"cusparse"}}, {"cusolver", {"cusolver"}}};
-  // Never allowed: loading code at run time, starting processes, the network.
+  // Never allowed: loading or looking up code at run time, starting
+  // processes, the network, the profiler and tracer the worker runs (CUPTI).
   static const std::vector<std::string> alwaysForbidden = {
-      "dlopen", "dlmopen",          "dlsym", "system", "popen",  "fork",        "vfork",        "clone",  "execv",
-      "execve", "execvp",           "execl", "execlp", "execle", "posix_spawn", "posix_spawnp", "socket", "connect",
-      "ptrace", "cudaProfilerStart"};
+      "dlopen",       "dlmopen",      "dlsym",       "dlvsym",        "__libc_dlopen_mode", "__libc_dlsym",
+      "_dl_sym",      "dl_iterate_phdr", "system",   "popen",         "fork",               "vfork",
+      "clone",        "execv",        "execve",      "execvp",        "execl",              "execlp",
+      "execle",       "posix_spawn",  "posix_spawnp", "socket",       "connect",            "ptrace",
+      "cudaProfilerStart", "cudaProfilerStop"};
+  static const std::vector<std::string> alwaysForbiddenPrefixes = {"cupti", "cuProfiler"};
   std::vector<std::string> found;
   for (const std::string &symbol : undefinedSymbols) {
     const std::string name = symbol.substr(0, symbol.find('@'));
     bool bad = std::find(alwaysForbidden.begin(), alwaysForbidden.end(), name) != alwaysForbidden.end();
+    for (const auto &prefix : alwaysForbiddenPrefixes)
+      bad |= name.rfind(prefix, 0) == 0;
     for (const auto &[library, prefixes] : libraryPrefixes) {
       if (std::find(allowedLibraries.begin(), allowedLibraries.end(), library) != allowedLibraries.end())
         continue;

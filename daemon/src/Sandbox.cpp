@@ -197,6 +197,11 @@ bool enterRootView(const Limits &limits, const std::string &workDir) {
     return false;
   bool ok = true;
   std::error_code error;
+  // The private /tmp first: view paths under /tmp (a build, a cache) are bound into it.
+  for (const char *folder : {"/proc", "/tmp", "/dev/shm", kInnerWorkDir})
+    std::filesystem::create_directories(root + folder, error);
+  ok &= mount("tmpfs", (root + "/tmp").c_str(), "tmpfs", MS_NOSUID | MS_NODEV,
+              tmpfsOptions(bytes, "1777", false).c_str()) == 0;
   for (const auto &path : limits.rootView) {
     if (path.empty() || path.front() != '/')
       continue;
@@ -218,10 +223,6 @@ bool enterRootView(const Limits &limits, const std::string &workDir) {
     makeMountPoint(node, root + node);
     ok &= mount(node, (root + node).c_str(), nullptr, MS_BIND, nullptr) == 0;
   }
-  for (const char *folder : {"/proc", "/tmp", "/dev/shm", kInnerWorkDir})
-    std::filesystem::create_directories(root + folder, error);
-  ok &= mount("tmpfs", (root + "/tmp").c_str(), "tmpfs", MS_NOSUID | MS_NODEV,
-              tmpfsOptions(bytes, "1777", false).c_str()) == 0;
   ok &= mount("tmpfs", (root + "/dev/shm").c_str(), "tmpfs", MS_NOSUID | MS_NODEV,
               tmpfsOptions(bytes, "1777", false).c_str()) == 0;
   ok &= mount("tmpfs", (root + kInnerWorkDir).c_str(), "tmpfs", MS_NOSUID | MS_NODEV,
@@ -815,6 +816,13 @@ std::vector<int> Process::poll(const std::vector<int> &watch, int timeoutMs) {
     if (fds[i].revents & (POLLIN | POLLHUP | POLLERR))
       ready.push_back(fds[i].fd);
   return ready;
+}
+
+bool Process::awaitEnd(double seconds) {
+  const double until = now() + seconds;
+  while (!ended_ && status_ >= 0 && now() < until)
+    poll({}, 20);
+  return ended_;
 }
 
 void Process::kill(Outcome why) {

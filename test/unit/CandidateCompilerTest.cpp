@@ -89,6 +89,9 @@ TEST(ForbiddenSymbols, LibrariesAndEscapes) {
   EXPECT_EQ(found, (std::vector<std::string>{"cublasSgemm_v2", "dlopen", "cublasLtMatmul"}));
   auto allowed = forbiddenSymbols(undefined, {"cublas", "cublasLt"});
   EXPECT_EQ(allowed, (std::vector<std::string>{"dlopen"}));
+  // Switching the worker's tracer off, or finding code by walking the loaded objects.
+  EXPECT_EQ(forbiddenSymbols({"cuptiActivityDisable", "cuptiFinalize", "dl_iterate_phdr@GLIBC_2.2.5", "dlvsym"}, {}),
+            (std::vector<std::string>{"cuptiActivityDisable", "cuptiFinalize", "dl_iterate_phdr", "dlvsym"}));
 }
 
 TEST_F(CandidateCompilerTest, ForbiddenLibraryCallIsRejected) {
@@ -111,4 +114,24 @@ extern "C" void gemm(const float *a, const float *b, float *c, int n) {
   EXPECT_TRUE(escape.rejected);
   EXPECT_NE(escape.log.find("system"), std::string::npos);
   EXPECT_TRUE(compiler.compile(task("variants/naive.cu")).ok);
+}
+
+TEST_F(CandidateCompilerTest, AnIncludeOfAHostFileOutsideTheCompilersViewFails) {
+  const fs::path folder = "/var/tmp/cudaperf-include-probe";
+  fs::create_directories(folder);
+  std::ofstream(folder / "secret.h") << "int leaked_marker_5813 = ;";
+  fs::permissions(folder, fs::perms(0755));
+  fs::permissions(folder / "secret.h", fs::perms(0644));
+  CandidateCompiler compiler(options_);
+  const auto outside = compiler.compile("#include \"" + (folder / "secret.h").string() + "\"\n");
+  // The repository itself (a variant someone could copy) is outside too.
+  const auto repository = compiler.compile("#include \"" +
+                                           (fs::path(CUDAPERF_TASKS_DIR) / "vector_add" / "variants" / "naive.cu").string() +
+                                           "\"\n");
+  fs::remove_all(folder);
+  EXPECT_FALSE(outside.ok);
+  EXPECT_NE(outside.log.find("No such file or directory"), std::string::npos) << outside.log;
+  EXPECT_EQ(outside.log.find("leaked_marker_5813"), std::string::npos) << outside.log;
+  EXPECT_FALSE(repository.ok) << repository.log;
+  EXPECT_NE(repository.log.find("No such file or directory"), std::string::npos) << repository.log;
 }

@@ -27,10 +27,15 @@ Result shell(const std::string &script, Limits limits = {}) {
   return run(request, limits);
 }
 
+bool root() { return geteuid() == 0; }
+
+// As root every isolation is required (a missing one fails the test, it is
+// never skipped); as another user the limits are still tested, unisolated.
 Limits quick() {
   Limits limits;
   limits.wallSeconds = 3;
   limits.cpuSeconds = 10;
+  limits.requireIsolation = root();
   return limits;
 }
 
@@ -50,8 +55,6 @@ int processesWith(const std::string &marker) {
   closedir(proc);
   return count;
 }
-
-bool root() { return geteuid() == 0; }
 
 } // namespace
 
@@ -199,8 +202,7 @@ TEST(Sandbox, NoNetwork) {
   request.argv = {"/bin/bash", "-c", "echo hi > /dev/tcp/127.0.0.1/" + port + " && echo connected"};
   auto result = run(request, quick());
   close(listener);
-  if (!result.networkIsolated)
-    GTEST_SKIP() << "network namespace refused here: " << result.note;
+  ASSERT_TRUE(result.networkIsolated) << "as root the network must be isolated: " << result.note;
   EXPECT_EQ(result.stdoutText.find("connected"), std::string::npos);
   EXPECT_NE(result.exitCode, 0);
 }
@@ -238,8 +240,7 @@ TEST(Sandbox, HiddenPathsAreEmpty) {
   auto hidden = shell("ls -A " + folder + "; cat " + folder + "/reference.c", limits);
   auto visible = shell("cat " + folder + "/reference.c", quick());
   std::filesystem::remove_all(folder);
-  if (!hidden.filesystemIsolated)
-    GTEST_SKIP() << "mount namespace refused here: " << hidden.note;
+  ASSERT_TRUE(hidden.filesystemIsolated) << "as root the mounts must be private: " << hidden.note;
   EXPECT_EQ(hidden.stdoutText.find("world readable reference"), std::string::npos) << hidden.stdoutText;
   EXPECT_NE(visible.stdoutText.find("world readable reference"), std::string::npos); // the control
 }
@@ -253,8 +254,7 @@ TEST(Sandbox, FillingTheTemporaryDirectoryCostsNoDisk) {
   auto result = shell("for i in 1 2 3 4 5 6 7 8; do head -c 1000000 /dev/zero > f$i || echo full-here; "
                       "head -c 1000000 /dev/zero > /tmp/f$i || echo full-tmp; done; df -k . | tail -1",
                       limits);
-  if (!result.filesystemIsolated)
-    GTEST_SKIP() << "mount namespace refused here: " << result.note;
+  ASSERT_TRUE(result.filesystemIsolated) << "as root the mounts must be private: " << result.note;
   EXPECT_NE(result.stdoutText.find("full-here"), std::string::npos) << result.stdoutText;
   EXPECT_NE(result.stdoutText.find("full-tmp"), std::string::npos) << result.stdoutText;
   EXPECT_NE(result.stdoutText.find("tmpfs"), std::string::npos) << result.stdoutText;
@@ -291,4 +291,85 @@ TEST(Sandbox, ConcurrentRunsDoNotHoldEachOthersPipes) {
     EXPECT_EQ(result.outcome, Outcome::Exited) << toString(result.outcome);
     EXPECT_LT(result.wallSeconds, 10.0);
   }
+}
+
+TEST(Sandbox, RefusesToStartWithoutItsIsolation) {
+  Limits limits = quick();
+  limits.requireIsolation = true;
+  if (root()) {
+    // A hidden path that cannot be hidden (tmpfs does not mount over a file).
+    char pattern[] = "/tmp/cudaperf-unhideable-XXXXXX";
+    const int fd = mkstemp(pattern);
+    ASSERT_GE(fd, 0);
+    close(fd);
+    limits.hiddenPaths = {pattern};
+    auto result = shell("echo started", limits);
+    std::remove(pattern);
+    EXPECT_EQ(result.outcome, Outcome::StartFailed);
+    EXPECT_EQ(result.stdoutText.find("started"), std::string::npos) << "ran without its isolation";
+    EXPECT_NE(result.note.find("refused to start without its isolation"), std::string::npos) << result.note;
+    EXPECT_NE(result.note.find("mount namespace"), std::string::npos) << result.note;
+  } else {
+    auto result = shell("echo started", limits);
+    EXPECT_EQ(result.outcome, Outcome::StartFailed);
+    EXPECT_NE(result.note.find("refused to start without its isolation"), std::string::npos) << result.note;
+  }
+  // Asked for explicitly (development), the program runs and the note says what was missing.
+  Limits lax = quick();
+  lax.requireIsolation = false;
+  EXPECT_TRUE(shell("true", lax).succeeded());
+}
+
+TEST(Sandbox, ARootViewShowsTheSystemAndNothingElseOfTheHost) {
+  if (!root())
+    GTEST_SKIP() << "a root view needs root";
+  const std::string folder = "/var/tmp/cudaperf-root-view-probe";
+  std::filesystem::create_directories(folder);
+  std::ofstream(folder + "/secret.h") << "world readable marker 4471";
+  std::filesystem::permissions(folder, std::filesystem::perms(0755));
+  std::filesystem::permissions(folder + "/secret.h", std::filesystem::perms(0644));
+  Limits limits = quick();
+  limits.rootView = systemRootView();
+  const std::string script = "cat " + folder + "/secret.h; ls " + std::string(CUDAPERF_TASKS_DIR) +
+                             " && echo tasks-visible; ls /usr/bin/env > /dev/null && echo usr-visible; "
+                             "echo x > /sandbox/scratch && echo writable; touch /usr/x 2>/dev/null || echo ro; pwd";
+  auto viewed = shell(script, limits);
+  auto control = shell("cat " + folder + "/secret.h", quick());
+  std::filesystem::remove_all(folder);
+  ASSERT_TRUE(viewed.filesystemIsolated) << viewed.note;
+  EXPECT_EQ(viewed.stdoutText.find("marker 4471"), std::string::npos) << viewed.stdoutText;
+  EXPECT_EQ(viewed.stdoutText.find("tasks-visible"), std::string::npos) << "the repository is visible";
+  EXPECT_NE(viewed.stdoutText.find("usr-visible"), std::string::npos) << viewed.stdoutText << viewed.stderrText;
+  EXPECT_NE(viewed.stdoutText.find("writable"), std::string::npos) << viewed.stderrText;
+  EXPECT_NE(viewed.stdoutText.find("ro"), std::string::npos);
+  EXPECT_NE(viewed.stdoutText.find("/sandbox"), std::string::npos);
+  EXPECT_NE(control.stdoutText.find("marker 4471"), std::string::npos); // the control
+}
+
+TEST(Sandbox, ASpawnedProgramTalksOverItsPassedSocketAndDiesWithItsHandle) {
+  int ends[2];
+  ASSERT_EQ(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, ends), 0);
+  Request request;
+  request.argv = {"/bin/sh", "-c", "read line <&3; echo \"got $line\" >&3; sleep 3172"};
+  request.passDescriptors = {ends[1]};
+  std::string error;
+  auto process = spawn(request, quick(), error);
+  close(ends[1]);
+  ASSERT_TRUE(process) << error;
+  EXPECT_GT(process->treeRoot(), 0);
+  ASSERT_EQ(write(ends[0], "hello\n", 6), 6);
+  std::string answer;
+  char buffer[64];
+  for (int i = 0; i < 50 && answer.find('\n') == std::string::npos; ++i)
+    for (int fd : process->poll({ends[0]}, 100))
+      if (const ssize_t got = read(fd, buffer, sizeof buffer); got > 0)
+        answer.append(buffer, static_cast<std::size_t>(got));
+  EXPECT_EQ(answer, "got hello\n");
+  EXPECT_FALSE(process->ended());
+  process->kill();
+  const Result &result = process->finish();
+  EXPECT_EQ(result.outcome, Outcome::WallTimeout);
+  close(ends[0]);
+  usleep(200 * 1000);
+  EXPECT_EQ(processesWith("3172"), 0);
 }

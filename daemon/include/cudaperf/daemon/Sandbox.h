@@ -120,6 +120,9 @@ public:
   // `watch` to become readable; returns the descriptors of `watch` that are.
   // Output past the cap kills the program (Outcome::OutputLimit).
   std::vector<int> poll(const std::vector<int> &watch, int timeoutMs);
+  // Waits up to `seconds` for the program's end to be reported (after its
+  // socket closed, say); true when it ended.
+  bool awaitEnd(double seconds);
   // Kills the whole tree; `why` is the outcome recorded (WallTimeout by default).
   void kill(Outcome why = Outcome::WallTimeout);
   // Kills if still running, waits for the tree to be gone and returns the account.
