@@ -302,7 +302,11 @@ public:
     return summary;
   }
 
-  void synchronize() override { check(cudaDeviceSynchronize(), "cudaDeviceSynchronize"); }
+  // Also reports a failed launch of the judge's or the GPU baseline's kernels.
+  void synchronize() override {
+    check(cudaGetLastError(), "a launch on the judge's side");
+    check(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
+  }
 
 private:
   std::uint64_t roundUp(std::uint64_t bytes) const { return (bytes + granularity_ - 1) / granularity_ * granularity_; }

@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <deque>
 #include <filesystem>
 #include <iostream>
 #include <map>
@@ -39,6 +40,9 @@ using namespace cudaperf;
 using namespace cudaperf::judge;
 
 namespace {
+
+// Workers started ahead of their evaluation.
+constexpr std::size_t kSpareWorkers = 2;
 
 struct Options {
   std::filesystem::path worker;
@@ -192,13 +196,23 @@ private:
     return options;
   }
 
-  // The spare started earlier, or a new one; and the next spare started.
+  // The oldest spare started earlier, or a new one; and the spares topped up,
+  // so that the next evaluations find their workers' start-up done.
   std::unique_ptr<WorkerSession> takeWorker(std::string &error) {
-    std::unique_ptr<WorkerSession> worker = std::move(spare_);
-    if (!worker)
+    std::unique_ptr<WorkerSession> worker;
+    if (!spares_.empty()) {
+      worker = std::move(spares_.front());
+      spares_.pop_front();
+    } else {
       worker = WorkerSession::start(workerOptions(), error);
-    std::string ignored;
-    spare_ = WorkerSession::start(workerOptions(), ignored);
+    }
+    while (spares_.size() < kSpareWorkers) {
+      std::string ignored;
+      auto spare = WorkerSession::start(workerOptions(), ignored);
+      if (!spare)
+        break;
+      spares_.push_back(std::move(spare));
+    }
     return worker;
   }
 
@@ -223,9 +237,10 @@ private:
       LibraryRun run(evaluation, buffers, *worker, evaluation.task.memory == MemoryMode::Device ? gpu_.get() : nullptr,
                      oracle, oracleOnHost, role);
       run.setGpuBaseline(gpuBaseline);
+      // No worker may still be starting (making its context) while calls are timed.
       run.setBeforeTimedCalls([this] {
-        if (spare_)
-          spare_->awaitReady(steadySeconds() + 30, false);
+        for (auto &spare : spares_)
+          spare->awaitReady(steadySeconds() + 30, false);
       });
       candidateLoaded_ = false;
       struct Loaded {
@@ -251,7 +266,7 @@ private:
   std::unique_ptr<GpuControl> gpu_;
   std::string deviceProblem_;
   std::unique_ptr<TaskState> state_;
-  std::unique_ptr<WorkerSession> spare_;
+  std::deque<std::unique_ptr<WorkerSession>> spares_;
   bool broken_ = false, candidateLoaded_ = false;
 };
 

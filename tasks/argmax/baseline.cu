@@ -1,30 +1,62 @@
-// Plain CUDA: one block of 256 threads, a shared-memory tree.
-__global__ void argmaxBlock(const float *x, int *out, int n) {
-  __shared__ float value[256];
-  __shared__ int index[256];
+// Plain CUDA: a grid-stride scan per thread, a shared-memory tree per block
+// (the larger value wins, the lower index on ties), one (value, index) per
+// block, then one block reduces the partials the same way.
+#include <cmath>
+
+#define BLOCKS 1024
+#define THREADS 256
+
+__device__ float argmaxValues[BLOCKS];
+__device__ int argmaxIndices[BLOCKS];
+
+__device__ void keepBetter(float &v, int &at, float w, int j) {
+  if (w > v || (w == v && j < at)) {
+    v = w;
+    at = j;
+  }
+}
+
+__device__ void treeReduce(float *value, int *index) {
+  for (int s = THREADS / 2; s > 0; s >>= 1) {
+    if (threadIdx.x < s)
+      keepBetter(value[threadIdx.x], index[threadIdx.x], value[threadIdx.x + s], index[threadIdx.x + s]);
+    __syncthreads();
+  }
+}
+
+__global__ void argmaxPartials(const float *x, int n) {
+  __shared__ float value[THREADS];
+  __shared__ int index[THREADS];
   float v = -INFINITY;
   int at = n;
-  for (int i = threadIdx.x; i < n; i += blockDim.x)
-    if (x[i] > v) {
-      v = x[i];
-      at = i;
-    }
+  for (long i = blockIdx.x * (long)THREADS + threadIdx.x; i < n; i += (long)BLOCKS * THREADS)
+    keepBetter(v, at, x[i], (int)i);
   value[threadIdx.x] = v;
   index[threadIdx.x] = at;
   __syncthreads();
-  for (int s = blockDim.x / 2; s > 0; s >>= 1) {
-    if (threadIdx.x < s) {
-      float w = value[threadIdx.x + s];
-      int j = index[threadIdx.x + s];
-      if (w > value[threadIdx.x] || (w == value[threadIdx.x] && j < index[threadIdx.x])) {
-        value[threadIdx.x] = w;
-        index[threadIdx.x] = j;
-      }
-    }
-    __syncthreads();
+  treeReduce(value, index);
+  if (threadIdx.x == 0) {
+    argmaxValues[blockIdx.x] = value[0];
+    argmaxIndices[blockIdx.x] = index[0];
   }
+}
+
+__global__ void argmaxOfPartials(int *out, int n) {
+  __shared__ float value[THREADS];
+  __shared__ int index[THREADS];
+  float v = -INFINITY;
+  int at = n;
+  for (int b = threadIdx.x; b < BLOCKS; b += THREADS)
+    keepBetter(v, at, argmaxValues[b], argmaxIndices[b]);
+  value[threadIdx.x] = v;
+  index[threadIdx.x] = at;
+  __syncthreads();
+  treeReduce(value, index);
   if (threadIdx.x == 0)
     *out = index[0];
 }
 
-extern "C" void argmax(const float *x, int *out, int n) { argmaxBlock<<<1, 256>>>(x, out, n); }
+extern "C" void argmax(const float *x, int *out, int n) {
+  argmaxPartials<<<BLOCKS, THREADS>>>(x, n);
+  argmaxOfPartials<<<1, THREADS>>>(out, n);
+}

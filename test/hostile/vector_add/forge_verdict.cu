@@ -1,4 +1,4 @@
-// expect: wrong_answer
+// expect: rejected
 // Computes nothing and prints a passing verdict on stdout, stderr and the
 // descriptor 3 (where the harness keeps its answer channel):
 // the line carries no nonce, so the parent ignores it.
