@@ -452,6 +452,12 @@ TaskSpec buildTask(const std::string &text, const std::string &folderName, const
       value.atol = reader.number(reader.required(object, "atol", name), name + ".atol");
       if (value.rtol < 0 || value.atol < 0)
         reader.fail(name, "must not be negative");
+      if (auto *scale = object.if_contains("atol_scale")) {
+        const std::string kind = reader.string(*scale, name + ".atol_scale");
+        if (kind != "rms" && kind != "absolute")
+          reader.fail(name + ".atol_scale", "expected rms or absolute, got '" + kind + "'");
+        value.absolute = kind == "absolute";
+      }
       (name == "tolerance" ? task.tolerance : task.benchmarkTolerance) = value;
     }
   if (auto *memory = root.if_contains("memory"))

@@ -142,9 +142,10 @@ __global__ void squaresKernel(const unsigned char *expected, std::uint64_t count
 }
 
 __global__ void compareKernel(const unsigned char *expected, const unsigned char *actual, std::uint64_t count,
-                              draw::StoredType type, double atol, double rtol, DeviceSummary *out) {
+                              draw::StoredType type, double atol, double rtol, bool absoluteAtol,
+                              DeviceSummary *out) {
   const double rms = count ? sqrt(out->squares / static_cast<double>(count)) : 0;
-  const double scale = rms > 0 ? rms : 1.0;
+  const double scale = rms > 0 && !absoluteAtol ? rms : 1.0;
   const bool floating = draw::isFloatingType(type);
   const unsigned width = draw::storedBytes(type);
   const std::uint64_t stride = static_cast<std::uint64_t>(gridDim.x) * blockDim.x;
@@ -286,10 +287,10 @@ public:
   }
 
   CompareSummary compare(const unsigned char *expected, const unsigned char *actual, std::uint64_t count,
-                         draw::StoredType type, double atol, double rtol) override {
+                         draw::StoredType type, double atol, double rtol, bool absoluteAtol) override {
     check(cudaMemsetAsync(summary_, 0, sizeof(DeviceSummary), 0), "cudaMemsetAsync");
     squaresKernel<<<blocksFor(count), kThreads>>>(expected, count, type, summary_);
-    compareKernel<<<blocksFor(count), kThreads>>>(expected, actual, count, type, atol, rtol, summary_);
+    compareKernel<<<blocksFor(count), kThreads>>>(expected, actual, count, type, atol, rtol, absoluteAtol, summary_);
     check(cudaGetLastError(), "comparing outputs");
     DeviceSummary result{};
     check(cudaMemcpy(&result, summary_, sizeof result, cudaMemcpyDeviceToHost), "reading a comparison");
@@ -298,7 +299,7 @@ public:
     std::memcpy(&summary.maxAbsError, &result.maxAbsBits, sizeof(double));
     std::memcpy(&summary.maxRatio, &result.maxRatioBits, sizeof(double));
     const double rms = count ? std::sqrt(result.squares / static_cast<double>(count)) : 0;
-    summary.scale = rms > 0 ? rms : 1.0;
+    summary.scale = rms > 0 && !absoluteAtol ? rms : 1.0;
     return summary;
   }
 

@@ -81,7 +81,7 @@ public:
   }
 
   CompareSummary compare(const unsigned char *expected, const unsigned char *actual, std::uint64_t count,
-                         draw::StoredType type, double atol, double rtol) override {
+                         draw::StoredType type, double atol, double rtol, bool absoluteAtol) override {
     CompareSummary summary;
     const unsigned width = draw::storedBytes(type);
     double squares = 0;
@@ -91,7 +91,7 @@ public:
         squares += e * e;
     }
     const double rms = count ? std::sqrt(squares / static_cast<double>(count)) : 0;
-    summary.scale = rms > 0 ? rms : 1.0;
+    summary.scale = rms > 0 && !absoluteAtol ? rms : 1.0;
     const bool floating = draw::isFloatingType(type);
     for (std::uint64_t i = 0; i < count; ++i) {
       double absError = 0, ratio = 0;

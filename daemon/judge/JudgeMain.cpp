@@ -42,7 +42,7 @@ using namespace cudaperf::judge;
 namespace {
 
 // Workers started ahead of their evaluation.
-constexpr std::size_t kSpareWorkers = 2;
+constexpr std::size_t kSpareWorkers = 3;
 
 struct Options {
   std::filesystem::path worker;
@@ -78,6 +78,8 @@ struct Request {
 class Judge {
 public:
   explicit Judge(Options options) : options_(std::move(options)) {
+    // The first workers make their contexts while the judge makes its own.
+    topUpSpares();
     host_ = makeHostMemory();
     if (options_.cuda) {
       std::string problem;
@@ -206,6 +208,11 @@ private:
     } else {
       worker = WorkerSession::start(workerOptions(), error);
     }
+    topUpSpares();
+    return worker;
+  }
+
+  void topUpSpares() {
     while (spares_.size() < kSpareWorkers) {
       std::string ignored;
       auto spare = WorkerSession::start(workerOptions(), ignored);
@@ -213,7 +220,6 @@ private:
         break;
       spares_.push_back(std::move(spare));
     }
-    return worker;
   }
 
   json::object runInFreshWorker(const EvaluationRequest &evaluation, TaskBuffers &buffers, EntryFunction oracle,

@@ -67,8 +67,9 @@ public:
   virtual std::uint64_t countUnlike(const unsigned char *at, std::uint64_t bytes, const unsigned char *other,
                                     unsigned char value) = 0;
   // draw::elementMatches over every element, with the RMS scale of `expected`.
+  // absoluteAtol: the scale is 1 instead of the RMS.
   virtual CompareSummary compare(const unsigned char *expected, const unsigned char *actual, std::uint64_t count,
-                                 draw::StoredType type, double atol, double rtol) = 0;
+                                 draw::StoredType type, double atol, double rtol, bool absoluteAtol) = 0;
   virtual void synchronize() = 0;
 };
 

@@ -19,6 +19,9 @@ namespace {
 
 constexpr int kCalibrationCalls = 30;
 constexpr int kBusyCallsToReject = 3;
+// Longest wait for a worker's leftover GPU work after a call (then the
+// probe before the next call finds the GPU busy).
+constexpr double kUnfinishedWaitSeconds = 2.0;
 
 json::array toJson(const std::vector<double> &values) {
   json::array array;
@@ -148,8 +151,18 @@ bool LibraryRun::callOnce(const SizeBinding &sizes, std::uint32_t flags, Call &c
     return false;
   }
   call.wallMs = worker_.lastRoundTripMs();
-  if (gpu_)
-    call.postProbeMs = gpu_->probeMs();
+  // "Returned" is the worker's word: the call is over when the GPU has
+  // nothing of the worker's left to run. The judge's probe kernel waits for
+  // that (a time slice at a time while the worker's kernels run on), and all
+  // the waiting is charged to the call.
+  if (gpu_) {
+    const double until = std::min(deadline_, steadySeconds() + kUnfinishedWaitSeconds);
+    double latency = 0;
+    do {
+      latency = gpu_->probeMs();
+      call.postProbeMs += latency;
+    } while (latency > calibration_.probeLimitMs && steadySeconds() < until);
+  }
   call.cpuMs = 1000 * (worker_.cpuSeconds() - cpuBefore);
   if (call.reply.status != 0) {
     failure = verdict("runtime_error", call.reply.text);

@@ -227,7 +227,7 @@ CallCheck TaskBuffers::verify(const SizeBinding &sizes, bool benchmarkTolerance)
         benchmarkTolerance ? task_.benchmarkToleranceFor(spec.type) : task_.toleranceFor(spec.type);
     const auto count = static_cast<std::uint64_t>(evaluateSizeExpression(spec.size, sizes));
     const CompareSummary summary = memory_.compare(argument.expected, shared.data(), count, storedTypeOf(spec.type),
-                                                   tolerance.atol, tolerance.rtol);
+                                                   tolerance.atol, tolerance.rtol, tolerance.absolute);
     check.maxAbsError = std::max(check.maxAbsError, summary.maxAbsError);
     check.maxRatio = std::max(check.maxRatio, summary.maxRatio);
     if (summary.mismatches == 0 || !check.passed())

@@ -22,6 +22,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <string>
 #include <sys/socket.h>
 #include <unistd.h>
 #include <vector>
@@ -127,7 +128,20 @@ inline bool receiveMessage(int socket, Message &message, std::vector<int> *descr
       message.magic != kMagic)
     return false;
   message.text[sizeof message.text - 1] = '\0';
+  // A hostile worker's text goes into JSON answers: printable ASCII only.
+  for (char &c : message.text)
+    if (c != '\0' && c != '\n' && (c < 0x20 || c > 0x7e))
+      c = '?';
   return true;
+}
+
+// What a worker printed, safe to put into a JSON answer.
+inline std::string printable(const std::string &text) {
+  std::string safe = text;
+  for (char &c : safe)
+    if (c != '\n' && (c < 0x20 || c > 0x7e))
+      c = '?';
+  return safe;
 }
 
 } // namespace cudaperf::worker

@@ -157,7 +157,7 @@ json::object WorkerSession::account() {
           {"filesystem_isolated", run.filesystemIsolated},
           {"privileges_dropped", run.privilegesDropped},
           {"note", run.note},
-          {"stderr_tail", err.substr(err.size() > 2000 ? err.size() - 2000 : 0)}};
+          {"stderr_tail", worker::printable(err.substr(err.size() > 2000 ? err.size() - 2000 : 0))}};
 }
 
 } // namespace cudaperf::judge

@@ -10,6 +10,18 @@ namespace cudaperf {
 
 namespace json = boost::json;
 
+namespace {
+
+// What the judge printed (a hostile worker's bytes may be in it), safe for JSON.
+std::string printable(std::string text) {
+  for (char &c : text)
+    if (c != '\n' && (c < 0x20 || c > 0x7e))
+      c = '?';
+  return text;
+}
+
+} // namespace
+
 int JudgeJob::effectiveTrials() const {
   return trials > 0 ? trials : std::max<int>(2, static_cast<int>(distributionCount(*task)));
 }
@@ -24,9 +36,9 @@ json::object verdictWithoutAnswer(const sandbox::Result &run, double wallSeconds
   text << " after " << run.wallSeconds << " s, limit " << wallSeconds << " s per evaluation)";
   if (!run.note.empty())
     text << ": " << run.note;
-  const std::string tail = run.stderrText.substr(run.stderrText.size() > 800 ? run.stderrText.size() - 800 : 0);
+  std::string tail = run.stderrText.substr(run.stderrText.size() > 800 ? run.stderrText.size() - 800 : 0);
   if (!tail.empty())
-    text << "; its last words: " << tail;
+    text << "; its last words: " << printable(tail);
   return {{"status", "harness_error"}, {"error", text.str()}};
 }
 
@@ -114,7 +126,7 @@ json::object describe(const sandbox::Result &run) {
   return {{"outcome", sandbox::toString(run.outcome)},
           {"exit_code", run.exitCode},
           {"wall_seconds", run.wallSeconds},
-          {"stderr_tail", run.stderrText.substr(run.stderrText.size() > 2000 ? run.stderrText.size() - 2000 : 0)}};
+          {"stderr_tail", printable(run.stderrText.substr(run.stderrText.size() > 2000 ? run.stderrText.size() - 2000 : 0))}};
 }
 
 } // namespace

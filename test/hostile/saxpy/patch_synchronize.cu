@@ -1,4 +1,4 @@
-// expect: ok, median_ms>=15 or wrong_answer
+// expect: ok, median_ms>=15 or wrong_answer or rejected
 // class: 7 patching the timer
 // Rewrites cudaDeviceSynchronize, cudaEventSynchronize and
 // cudaEventElapsedTime in the shared runtime to return at once, then
