@@ -245,6 +245,7 @@ private:
       run.setGpuBaseline(gpuBaseline);
       // No worker may still be starting (making its context) while calls are timed.
       run.setBeforeTimedCalls([this] {
+        retiring_.clear(); // waits until the last evaluations' workers are gone
         for (auto &spare : spares_)
           spare->awaitReady(steadySeconds() + 30, false);
       });
@@ -257,7 +258,14 @@ private:
       // How long this evaluation waited for its worker's start (hidden when a spare was ready).
       const double waited = steadySeconds() - takenAt;
       answer = run.run();
-      answer["sandbox"] = worker->account(); // the worker is gone after this
+      if (worker->faulted() || !run.loaded()) {
+        answer["sandbox"] = worker->account(); // gone: how it ended is part of the verdict
+      } else {
+        // Done with it: its teardown overlaps the next evaluation's start.
+        answer["sandbox"] = worker->account(false);
+        worker->retire();
+        retiring_.push_back(std::move(worker));
+      }
       answer["sandbox"].as_object()["start_wait_seconds"] = waited;
       if (timingOut)
         *timingOut = run.baselineTiming();
@@ -273,6 +281,7 @@ private:
   std::string deviceProblem_;
   std::unique_ptr<TaskState> state_;
   std::deque<std::unique_ptr<WorkerSession>> spares_;
+  std::vector<std::unique_ptr<WorkerSession>> retiring_;
   bool broken_ = false, candidateLoaded_ = false;
 };
 

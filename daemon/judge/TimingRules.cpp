@@ -24,6 +24,13 @@ double medianAbsoluteDeviation(const std::vector<double> &values, double center)
   return median(deviations);
 }
 
+double quantile(std::vector<double> values, double q) {
+  if (values.empty())
+    return 0;
+  std::sort(values.begin(), values.end());
+  return values[static_cast<std::size_t>(q * static_cast<double>(values.size() - 1) + 0.5)];
+}
+
 } // namespace
 
 double median(std::vector<double> values) {
@@ -52,11 +59,13 @@ RoundTripCalibration calibrate(const std::vector<double> &wallMs, const std::vec
     gaps.push_back(std::max(0.0, wallMs[i] - eventMs[i]));
   c.wallMedianMs = median(wallMs);
   c.gapMedianMs = median(gaps);
-  // A robust band: the median gap plus or minus three median deviations
-  // (one slow round trip in the calibration must not widen it for a liar).
+  // The band of an honest worker's gap: the host's wake-ups vary from call to
+  // call, so up to the calibration's 90th percentile plus three median
+  // deviations (one freak round trip cannot widen it for a liar); what a
+  // liar can shave off is at most that spread.
   const double spread = std::max(kSlackMs, 3 * medianAbsoluteDeviation(gaps, c.gapMedianMs));
   c.gapLowMs = std::max(0.0, c.gapMedianMs - spread);
-  c.gapHighMs = c.gapMedianMs + spread;
+  c.gapHighMs = std::max(c.gapMedianMs + spread, quantile(gaps, 0.9) + spread);
   c.probeIdleMs = median(probeMs);
   c.probeLimitMs = c.probeIdleMs + std::max(kSlackMs, 3 * medianAbsoluteDeviation(probeMs, c.probeIdleMs)) + kSlackMs;
   return c;

@@ -145,7 +145,27 @@ const sandbox::Result &WorkerSession::finish() {
   return process_ ? process_->finish() : none;
 }
 
-json::object WorkerSession::account() {
+void WorkerSession::retire() {
+  if (process_ && !process_->ended() && fault_ == WorkerFault::None && socket_ >= 0) {
+    Message goodbye;
+    goodbye.op = Op::Exit;
+    goodbye.sequence = ++sequence_;
+    worker::sendMessage(socket_, goodbye);
+  }
+}
+
+json::object WorkerSession::account(bool waitForEnd) {
+  if (!waitForEnd && process_) {
+    const sandbox::Result &now = process_->account();
+    const std::string &err = now.stderrText;
+    return {{"outcome", "retired"}, // ended by the judge after its evaluation
+            {"network_isolated", now.networkIsolated},
+            {"processes_isolated", now.processesIsolated},
+            {"filesystem_isolated", now.filesystemIsolated},
+            {"privileges_dropped", now.privilegesDropped},
+            {"note", now.note},
+            {"stderr_tail", worker::printable(err.substr(err.size() > 2000 ? err.size() - 2000 : 0))}};
+  }
   const sandbox::Result &run = finish();
   const std::string &err = run.stderrText;
   return {{"outcome", sandbox::toString(run.outcome)},

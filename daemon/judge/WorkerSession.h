@@ -54,8 +54,13 @@ public:
 
   // Asks the worker to exit, then makes sure its whole tree is gone.
   const sandbox::Result &finish();
-  // How it ran: isolation, how it ended, the tail of what it printed.
-  boost::json::object account();
+  // Asks a worker that did its work to exit, without waiting for its tree
+  // (a CUDA context takes a while to tear down): finish() later.
+  void retire();
+  bool faulted() const { return fault_ != WorkerFault::None || (process_ && process_->ended()); }
+  // How it ran: isolation, how it ended, the tail of what it printed. With
+  // `waitForEnd` false, as far as it is known now (a retiring worker).
+  boost::json::object account(bool waitForEnd = true);
 
 
 private:

@@ -1,4 +1,4 @@
-// expect: runtime_error
+// expect: runtime_error or timeout
 // class: 9 an unscored verdict on purpose
 // As it is loaded, hides the GPU (CUDA_VISIBLE_DEVICES emptied, the context
 // reset): a harness that looks for a device after loading the candidate
