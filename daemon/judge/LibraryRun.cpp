@@ -282,7 +282,7 @@ json::object LibraryRun::run() {
   const SizeBinding &sizes = task.benchmarkSize;
   const bool verifyTimed = role_ == Role::Candidate && oracle_;
   const int calls = 1 + request_.warmup + request_.runs;
-  std::vector<double> samples, judgeSamples, eventSamples;
+  std::vector<double> samples, judgeSamples, eventSamples, wallSamples, unfinishedSamples;
   int outside = 0, busyBefore = 0, verified = 0;
   double unfinishedMax = 0, callsMs = 0, maxRatio = 0, tracedBusyMs = -1;
   double cpuAtStart = 0;
@@ -341,6 +341,8 @@ json::object LibraryRun::run() {
       continue;
     const CallTime time = callTime(call.wallMs, call.reply.eventMs, call.postProbeMs, calibration_);
     samples.push_back(time.ms);
+    wallSamples.push_back(call.wallMs);
+    unfinishedSamples.push_back(time.unfinishedMs);
     judgeSamples.push_back(time.judgeMs);
     eventSamples.push_back(call.reply.eventMs);
     outside += time.workerTimeOutside;
@@ -349,6 +351,24 @@ json::object LibraryRun::run() {
     busyBefore += gpu_ && gpuBusyBeforeCall(call.preProbeMs, calibration_);
   }
   const double cpuMs = 1000 * (worker_.cpuSeconds() - cpuAtStart);
+  // The worker's event times against the gaps of the task's trusted baseline
+  // (calls of the same shape: the fairest reference); without one, the
+  // per-call band of the calibration above.
+  GapReference ownGaps;
+  std::string workerTimes = "per-call band";
+  double gapShift = 0;
+  if (role_ == Role::Baseline) {
+    ownGaps = gapReference(wallSamples, eventSamples);
+    if (ownGaps.known) {
+      samples = timedSamples(wallSamples, eventSamples, unfinishedSamples, ownGaps).ms;
+      workerTimes = "trusted (the baseline)";
+    }
+  } else if (gpuBaseline_ && gpuBaseline_->gaps.known) {
+    const TimedSamples judged = timedSamples(wallSamples, eventSamples, unfinishedSamples, gpuBaseline_->gaps);
+    samples = judged.ms;
+    gapShift = judged.gapShiftMs;
+    workerTimes = judged.workerTimesTrusted ? "believed" : "rejected";
+  }
   const double medianMs = median(samples);
   timing["median_ms"] = medianMs;
   timing["cv"] = coefficientOfVariation(samples);
@@ -356,6 +376,8 @@ json::object LibraryRun::run() {
   timing["judge_median_ms"] = median(judgeSamples);
   timing["worker_event_median_ms"] = median(eventSamples);
   timing["worker_times_outside_band"] = outside;
+  timing["worker_times"] = workerTimes;
+  timing["gap_shift_ms"] = gapShift;
   timing["unfinished_after_return_max_ms"] = unfinishedMax;
   timing["verified_calls"] = verified;
   timing["max_tolerance_ratio"] = std::isfinite(maxRatio) ? maxRatio : -1.0;
@@ -381,7 +403,7 @@ json::object LibraryRun::run() {
   result["correctness"] = correctness;
   result["status"] = "ok";
   if (role_ == Role::Baseline) {
-    timing_ = BaselineTiming{samples, medianMs, coefficientOfVariation(samples)};
+    timing_ = BaselineTiming{samples, medianMs, coefficientOfVariation(samples), ownGaps};
     return result;
   }
   if (busyBefore >= kBusyCallsToReject) {

@@ -38,6 +38,7 @@ struct EvaluationRequest {
 struct BaselineTiming {
   std::vector<double> samples;
   double medianMs = 0, cv = 0;
+  GapReference gaps; // of its timed calls: what an honest worker's look like
 };
 
 enum class Role { Candidate, Baseline };

@@ -9,6 +9,7 @@ namespace cudaperf::judge {
 namespace {
 
 constexpr double kSlackMs = 0.005;       // clock granularity and scheduling noise
+constexpr double kGapToleranceMs = 0.02; // a candidate's median gap over the baseline's
 constexpr double kBusyProbeMs = 0.5;     // a probe this much slower than idle waited for other work
 constexpr double kCpuShareDevice = 0.5;  // of the calls' time
 constexpr double kCpuPerCallMs = 0.2;    // launches, the driver's wake-up
@@ -86,6 +87,37 @@ CallTime callTime(double judgeWallMs, double workerEventMs, double postCallProbe
   t.unfinishedMs = std::max(0.0, postCallProbeMs - c.probeLimitMs);
   t.ms = sample + t.unfinishedMs;
   return t;
+}
+
+GapReference gapReference(const std::vector<double> &wallMs, const std::vector<double> &eventMs) {
+  GapReference reference;
+  std::vector<double> gaps;
+  for (std::size_t i = 0; i < wallMs.size() && i < eventMs.size(); ++i)
+    if (std::isfinite(eventMs[i]))
+      gaps.push_back(std::max(0.0, wallMs[i] - eventMs[i]));
+  if (gaps.size() < 5)
+    return reference;
+  reference.known = true;
+  reference.medianMs = median(gaps);
+  reference.spreadMs = medianAbsoluteDeviation(gaps, reference.medianMs);
+  return reference;
+}
+
+TimedSamples timedSamples(const std::vector<double> &wallMs, const std::vector<double> &eventMs,
+                          const std::vector<double> &unfinishedMs, const GapReference &reference) {
+  TimedSamples out;
+  std::vector<double> gaps;
+  for (std::size_t i = 0; i < wallMs.size(); ++i)
+    gaps.push_back(i < eventMs.size() && std::isfinite(eventMs[i]) ? wallMs[i] - eventMs[i] : wallMs[i]);
+  out.gapShiftMs = median(gaps) - reference.medianMs;
+  out.workerTimesTrusted = out.gapShiftMs <= std::max(3 * reference.spreadMs, 0.0) + kGapToleranceMs;
+  for (std::size_t i = 0; i < wallMs.size(); ++i) {
+    const double unfinished = i < unfinishedMs.size() ? unfinishedMs[i] : 0.0;
+    const double honest = out.workerTimesTrusted ? std::clamp(eventMs[i], 0.0, wallMs[i])
+                                                 : std::max(0.0, wallMs[i] - reference.medianMs);
+    out.ms.push_back(honest + unfinished);
+  }
+  return out;
 }
 
 bool gpuBusyBeforeCall(double probeMs, const RoundTripCalibration &c) { return probeMs > c.probeLimitMs + kBusyProbeMs; }

@@ -42,6 +42,32 @@ CallTime callTime(double judgeWallMs, double workerEventMs, double postCallProbe
 // between calls.
 bool gpuBusyBeforeCall(double probeMs, const RoundTripCalibration &c);
 
+// The gaps (the judge's round trip minus the worker's event time) of a
+// trusted library's timed calls, the task's GPU baseline in a worker of its
+// own: what an honest worker's gaps look like for calls of this task, two
+// GPU context switches and the host's wake-ups included.
+struct GapReference {
+  bool known = false;
+  double medianMs = 0;
+  double spreadMs = 0; // median absolute deviation
+};
+GapReference gapReference(const std::vector<double> &wallMs, const std::vector<double> &eventMs);
+
+struct TimedSamples {
+  std::vector<double> ms;
+  bool workerTimesTrusted = false;
+  double gapShiftMs = 0; // the candidate's median gap minus the reference's
+};
+
+// The timed calls' samples. The worker's event times (each at most its round
+// trip) when their median gap is the reference's within three spreads and
+// 20 us; otherwise the worker's clock was tampered with (or disagrees), and
+// every sample is the judge's round trip minus the reference's gap. A liar
+// can shave at most that tolerance off the median. Each sample carries the
+// work the judge's probe found unfinished after "returned".
+TimedSamples timedSamples(const std::vector<double> &wallMs, const std::vector<double> &eventMs,
+                          const std::vector<double> &unfinishedMs, const GapReference &reference);
+
 struct CpuUse {
   bool hostComputation = false;
   double budgetMs = 0;

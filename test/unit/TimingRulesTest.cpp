@@ -89,3 +89,29 @@ TEST(TimingRules, MedianAndCoefficientOfVariation) {
   // mean 2, sample std 1: CV 0.5.
   EXPECT_DOUBLE_EQ(coefficientOfVariation({1, 2, 3}), 0.5);
 }
+
+TEST(TimingRules, TheBaselinesGapsDecideWhetherACandidatesEventTimesAreBelieved) {
+  // The baseline: round trips 0.80 ms around 0.25 ms events, gaps 0.55 +- 0.01.
+  std::vector<double> wall = {0.80, 0.81, 0.79, 0.80, 0.82, 0.78, 0.80}, events(7, 0.25);
+  const GapReference reference = gapReference(wall, events);
+  ASSERT_TRUE(reference.known);
+  EXPECT_NEAR(reference.medianMs, 0.55, 1e-12);
+  EXPECT_NEAR(reference.spreadMs, 0.01, 1e-12);
+  // An honest candidate of 0.10 ms: the same gaps; its event times are its samples.
+  std::vector<double> honestWall = {0.65, 0.66, 0.64, 0.65, 0.67}, honestEvents(5, 0.10);
+  const TimedSamples honest = timedSamples(honestWall, honestEvents, std::vector<double>(5, 0.0), reference);
+  EXPECT_TRUE(honest.workerTimesTrusted);
+  EXPECT_NEAR(honest.gapShiftMs, 0.0, 1e-12);
+  EXPECT_DOUBLE_EQ(honest.ms[0], 0.10);
+  // A patched timer reporting 0.02 ms for the same calls: the gaps grow by
+  // 0.08 ms, past 3 x 0.01 + 0.02; every sample is the round trip minus 0.55.
+  const TimedSamples liar = timedSamples(honestWall, std::vector<double>(5, 0.02), std::vector<double>(5, 0.0),
+                                         reference);
+  EXPECT_FALSE(liar.workerTimesTrusted);
+  EXPECT_NEAR(liar.ms[0], 0.10, 1e-12);
+  EXPECT_NEAR(liar.ms[4], 0.12, 1e-12);
+  // Unfinished work is added; an event time is never more than its round trip.
+  const TimedSamples slow = timedSamples({0.65}, {5.0}, {1.0}, reference);
+  EXPECT_DOUBLE_EQ(slow.ms[0], 0.65 + 1.0);
+  EXPECT_FALSE(gapReference({1, 2}, {0, 0}).known); // too few calls to tell
+}
