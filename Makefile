@@ -26,7 +26,7 @@ build: configure
 # reward daemon over the bundled task variants (DEMO_TASKS=a,b limits them).
 DEMO_TASKS ?=
 demo: configure
-	cmake --build $(BUILD_DIR) -j $(JOBS) --target cudaperf cudaperf-features cudaperfd cudaperf-run
+	cmake --build $(BUILD_DIR) -j $(JOBS) --target cudaperf cudaperf-features cudaperfd cudaperf-judge cudaperf-worker cudaperf-analysis-server
 	@for f in examples/*.cu; do \
 	  echo "\$$ $(CLANG) -fsyntax-only $(CUDA_FLAGS) -fplugin=$(PLUGIN) -fplugin-arg-cudaperf-format=text $$f"; \
 	  $(CLANG) -fsyntax-only $(CUDA_FLAGS) -fplugin=$(PLUGIN) -fplugin-arg-cudaperf-format=text $$f || exit 1; \
