@@ -306,7 +306,8 @@ Distribution readDistribution(const TaskReader &reader, const json::value &value
   if (auto *outliers = object.if_contains("outliers")) {
     const auto &spec = reader.object(*outliers, field + ".outliers");
     Outliers value;
-    value.fraction = reader.number(reader.required(spec, "fraction", field + ".outliers"), field + ".outliers.fraction");
+    value.fraction =
+        reader.number(reader.required(spec, "fraction", field + ".outliers"), field + ".outliers.fraction");
     value.low = reader.number(reader.required(spec, "low", field + ".outliers"), field + ".outliers.low");
     value.high = reader.number(reader.required(spec, "high", field + ".outliers"), field + ".outliers.high");
     if (!(value.fraction > 0 && value.fraction < 1))

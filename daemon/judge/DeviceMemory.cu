@@ -102,8 +102,8 @@ __global__ void countUnlikeKernel(const unsigned char *at, std::uint64_t bytes, 
     for (std::uint64_t w = tid; w < count; w += stride) {
       const uint4 x = a4[w];
       const uint4 y = o4 ? o4[w] : make_uint4(v, v, v, v);
-      local += differingBytes(x.x, y.x) + differingBytes(x.y, y.y) + differingBytes(x.z, y.z) +
-               differingBytes(x.w, y.w);
+      local +=
+          differingBytes(x.x, y.x) + differingBytes(x.y, y.y) + differingBytes(x.z, y.z) + differingBytes(x.w, y.w);
     }
     for (std::uint64_t i = head + count * 16 + tid; i < bytes; i += stride)
       local += at[i] != (other ? other[i] : value);
@@ -142,8 +142,7 @@ __global__ void squaresKernel(const unsigned char *expected, std::uint64_t count
 }
 
 __global__ void compareKernel(const unsigned char *expected, const unsigned char *actual, std::uint64_t count,
-                              draw::StoredType type, double atol, double rtol, bool absoluteAtol,
-                              DeviceSummary *out) {
+                              draw::StoredType type, double atol, double rtol, bool absoluteAtol, DeviceSummary *out) {
   const double rms = count ? sqrt(out->squares / static_cast<double>(count)) : 0;
   const double scale = rms > 0 && !absoluteAtol ? rms : 1.0;
   const bool floating = draw::isFloatingType(type);
@@ -153,8 +152,9 @@ __global__ void compareKernel(const unsigned char *expected, const unsigned char
   double maxAbs = 0, maxRatio = 0;
   for (std::uint64_t i = blockIdx.x * static_cast<std::uint64_t>(blockDim.x) + threadIdx.x; i < count; i += stride) {
     double absError = 0, ratio = 0;
-    if (!draw::elementMatches(draw::loadElement(expected + i * width, type), draw::loadElement(actual + i * width, type),
-                              floating, atol, rtol, scale, absError, ratio))
+    if (!draw::elementMatches(draw::loadElement(expected + i * width, type),
+                              draw::loadElement(actual + i * width, type), floating, atol, rtol, scale, absError,
+                              ratio))
       ++mismatches;
     maxAbs = absError > maxAbs ? absError : maxAbs;
     maxRatio = ratio > maxRatio ? ratio : maxRatio;

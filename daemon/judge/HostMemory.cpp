@@ -54,9 +54,7 @@ public:
     std::memmove(to, from, bytes);
   }
   void upload(unsigned char *to, const void *host, std::uint64_t bytes) override { std::memcpy(to, host, bytes); }
-  void download(void *host, const unsigned char *from, std::uint64_t bytes) override {
-    std::memcpy(host, from, bytes);
-  }
+  void download(void *host, const unsigned char *from, std::uint64_t bytes) override { std::memcpy(host, from, bytes); }
 
   void generate(unsigned char *at, std::uint64_t count, const draw::DrawSpec &spec, std::uint64_t key) override {
     const unsigned width = draw::storedBytes(spec.type);

@@ -114,8 +114,9 @@ public:
         timeBaseline(state, evaluation);
       if (!state.baselineProblem.empty())
         return {{"status", "bad_task"}, {"error", state.baselineProblem}};
-      EntryFunction oracle = state.baseline ? state.baseline->entry : state.reference ? state.reference->entry
-                                                                                      : nullptr;
+      EntryFunction oracle = state.baseline    ? state.baseline->entry
+                             : state.reference ? state.reference->entry
+                                               : nullptr;
       const bool oracleOnHost = !state.baseline && deviceMemory;
       json::object answer = runInFreshWorker(evaluation, *state.buffers, oracle, oracleOnHost, Role::Candidate,
                                              state.baselineTiming ? &*state.baselineTiming : nullptr);
@@ -127,8 +128,7 @@ public:
       broken_ = deviceMemory;
       const bool candidateRan = candidateLoaded_;
       return {{"status", candidateRan ? "runtime_error" : "harness_error"},
-              {"error", std::string(candidateRan ? "the GPU failed while the candidate ran: "
-                                                 : "the judge failed: ") +
+              {"error", std::string(candidateRan ? "the GPU failed while the candidate ran: " : "the judge failed: ") +
                             error.what()}};
     }
   }
@@ -169,8 +169,8 @@ private:
   void timeBaseline(TaskState &state, const EvaluationRequest &evaluation) {
     EvaluationRequest baseline = evaluation;
     baseline.library = state.baselinePath;
-    json::object answer = runInFreshWorker(baseline, *state.buffers, nullptr, false, Role::Baseline, nullptr,
-                                           &state.baselineTiming);
+    json::object answer =
+        runInFreshWorker(baseline, *state.buffers, nullptr, false, Role::Baseline, nullptr, &state.baselineTiming);
     if (answer.at("status") != "ok")
       state.baselineProblem = "the task's GPU baseline failed its own evaluation (" +
                               std::string(answer.at("status").as_string()) + "): " + json::serialize(answer);
@@ -405,9 +405,8 @@ int main(int argc, char **argv) {
       writeAnswer(answers, {{"status", "bad_request"}, {"error", "stdin ended inside the expected outputs"}}, "");
       return 2;
     }
-    const std::string nonce = object.contains("nonce") && object.at("nonce").is_string()
-                                  ? std::string(object.at("nonce").as_string())
-                                  : "";
+    const std::string nonce =
+        object.contains("nonce") && object.at("nonce").is_string() ? std::string(object.at("nonce").as_string()) : "";
     Request request;
     try {
       request = requestFromJson(object);
@@ -418,14 +417,14 @@ int main(int argc, char **argv) {
       writeAnswer(answers, {{"status", "bad_request"}, {"error", problem.what()}}, nonce);
       continue;
     }
-    const std::size_t wanted = expectedBlobBytes(request.evaluation.task,
-                                                 static_cast<std::size_t>(request.evaluation.trials));
+    const std::size_t wanted =
+        expectedBlobBytes(request.evaluation.task, static_cast<std::size_t>(request.evaluation.trials));
     if (expected.size() != wanted) {
-      writeAnswer(answers,
-                  {{"status", "bad_request"},
-                   {"error", "expected outputs: " + std::to_string(expected.size()) + " bytes, not " +
-                                 std::to_string(wanted)}},
-                  nonce);
+      writeAnswer(
+          answers,
+          {{"status", "bad_request"},
+           {"error", "expected outputs: " + std::to_string(expected.size()) + " bytes, not " + std::to_string(wanted)}},
+          nonce);
       continue;
     }
     request.evaluation.expected = std::move(expected);

@@ -44,8 +44,8 @@ struct SharedBuffer {
   std::uint64_t totalBytes = 0;
   std::uint64_t dataOffset = kCanaryBandBytes;
   std::uint64_t capacity = 0;
-  int fd = -1;                   // exported: what the worker maps
-  std::uint64_t handle = 0;      // the backend's own
+  int fd = -1;              // exported: what the worker maps
+  std::uint64_t handle = 0; // the backend's own
   unsigned char *data() const { return base + dataOffset; }
 };
 

@@ -78,8 +78,8 @@ json::object LibraryRun::faultVerdict() {
     return verdict("runtime_error", "the worker was killed by signal " + std::to_string(run.signal) + " (" +
                                         strsignal(run.signal) + ") while the candidate ran");
   case sandbox::Outcome::CpuLimit:
-    return verdict("timeout", "used more than " + std::to_string(static_cast<int>(request_.wallSeconds)) +
-                                  " s of CPU time");
+    return verdict("timeout",
+                   "used more than " + std::to_string(static_cast<int>(request_.wallSeconds)) + " s of CPU time");
   case sandbox::Outcome::OutputLimit:
     return verdict("runtime_error", "wrote more than the output cap to stdout or stderr (the run was stopped)");
   case sandbox::Outcome::FileSizeLimit:
@@ -112,7 +112,7 @@ bool LibraryRun::trustedStart(json::object &failure) {
   const char *unusable = memory.device() ? "no_gpu" : "harness_error";
   if (!written) {
     failure = verdict(unusable, "the worker's preflight failed: " +
-                                    std::string(!answered       ? worker_.message()
+                                    std::string(!answered      ? worker_.message()
                                                 : reply.status ? reply.text
                                                                : "the judge did not read back what the worker wrote"));
     return false;
@@ -391,9 +391,8 @@ json::object LibraryRun::run() {
     timing["speedup_cpu"] = medianMs > 0 ? request_.cpuBaselineMs / medianMs : 0.0;
   }
   if (gpuBaseline_) {
-    timing["gpu_baseline"] = json::object{{"median_ms", gpuBaseline_->medianMs},
-                                          {"cv", gpuBaseline_->cv},
-                                          {"samples", toJson(gpuBaseline_->samples)}};
+    timing["gpu_baseline"] = json::object{
+        {"median_ms", gpuBaseline_->medianMs}, {"cv", gpuBaseline_->cv}, {"samples", toJson(gpuBaseline_->samples)}};
     timing["gpu_baseline_ms"] = gpuBaseline_->medianMs;
     timing["speedup_gpu"] = medianMs > 0 ? gpuBaseline_->medianMs / medianMs : 0.0;
   }
@@ -413,8 +412,8 @@ json::object LibraryRun::run() {
   } else if (use.hostComputation) {
     result["status"] = "rejected";
     result["error"] = "the worker's processes used " + std::to_string(cpuMs) + " ms of CPU time over " +
-                      std::to_string(request_.runs) + " timed calls of " + std::to_string(callsMs) +
-                      " ms (budget " + std::to_string(use.budgetMs) +
+                      std::to_string(request_.runs) + " timed calls of " + std::to_string(callsMs) + " ms (budget " +
+                      std::to_string(use.budgetMs) +
                       " ms): the work must be done by the candidate's own kernels, not on the host";
   } else if (deviceMemory && tracedBusyMs >= 0 && medianMs > 0 && tracedBusyMs / medianMs < request_.minGpuShare) {
     result["status"] = "rejected";

@@ -241,12 +241,12 @@ CallCheck TaskBuffers::verify(const SizeBinding &sizes, bool benchmarkTolerance)
     memory_.download(expected.bytes.data(), argument.expected, bytes);
     memory_.download(actual.bytes.data(), shared.data(), bytes);
     const BufferComparison comparison = compareBuffers(spec.name, expected, actual, tolerance);
-    check.reason = std::to_string(summary.mismatches) + " of " + std::to_string(count) + " elements of '" +
-                   spec.name + "' differ";
+    check.reason =
+        std::to_string(summary.mismatches) + " of " + std::to_string(count) + " elements of '" + spec.name + "' differ";
     json::array first;
     for (const auto &m : comparison.firstMismatches)
-      first.push_back(json::object{
-          {"index", m.index}, {"expected", finiteOrNull(m.expected)}, {"actual", finiteOrNull(m.actual)}});
+      first.push_back(
+          json::object{{"index", m.index}, {"expected", finiteOrNull(m.expected)}, {"actual", finiteOrNull(m.actual)}});
     check.failure["max_abs_err"] = std::isfinite(summary.maxAbsError) ? summary.maxAbsError : -1.0;
     check.failure["max_rel_err"] = std::isfinite(comparison.maxRelError) ? comparison.maxRelError : -1.0;
     check.failure["first_mismatches"] = std::move(first);

@@ -113,14 +113,16 @@ TimedSamples timedSamples(const std::vector<double> &wallMs, const std::vector<d
   out.workerTimesTrusted = out.gapShiftMs <= std::max(3 * reference.spreadMs, 0.0) + kGapToleranceMs;
   for (std::size_t i = 0; i < wallMs.size(); ++i) {
     const double unfinished = i < unfinishedMs.size() ? unfinishedMs[i] : 0.0;
-    const double honest = out.workerTimesTrusted ? std::clamp(eventMs[i], 0.0, wallMs[i])
-                                                 : std::max(0.0, wallMs[i] - reference.medianMs);
+    const double honest =
+        out.workerTimesTrusted ? std::clamp(eventMs[i], 0.0, wallMs[i]) : std::max(0.0, wallMs[i] - reference.medianMs);
     out.ms.push_back(honest + unfinished);
   }
   return out;
 }
 
-bool gpuBusyBeforeCall(double probeMs, const RoundTripCalibration &c) { return probeMs > c.probeLimitMs + kBusyProbeMs; }
+bool gpuBusyBeforeCall(double probeMs, const RoundTripCalibration &c) {
+  return probeMs > c.probeLimitMs + kBusyProbeMs;
+}
 
 CpuUse judgeCpuUse(double cpuMs, double callsMs, int calls, bool hostMemory) {
   CpuUse use;

@@ -25,10 +25,10 @@ RoundTripCalibration calibrate(const std::vector<double> &wallMs, const std::vec
                                const std::vector<double> &probeMs);
 
 struct CallTime {
-  double ms = 0;                   // what the call is charged
-  double judgeMs = 0;              // the judge's round trip minus the calibrated gap
-  bool workerTimeOutside = false;  // the worker's event time fell outside the band: the judge's clock decided
-  double unfinishedMs = 0;         // GPU work still running for the worker after it said "returned"
+  double ms = 0;                  // what the call is charged
+  double judgeMs = 0;             // the judge's round trip minus the calibrated gap
+  bool workerTimeOutside = false; // the worker's event time fell outside the band: the judge's clock decided
+  double unfinishedMs = 0;        // GPU work still running for the worker after it said "returned"
 };
 
 // The judge's clock is authoritative: the worker's event time may refine the

@@ -56,16 +56,16 @@ enum CallFlags : std::uint32_t { kTraceKernels = 1 };
 struct Message {
   std::uint32_t magic = kMagic;
   Op op = Op::Ready;
-  std::uint64_t sequence = 0; // the judge numbers its requests; replies echo it
-  std::int32_t status = 0;    // 0: ok; otherwise an error (text says which)
-  std::uint32_t count = 0;    // Map: buffers; Call: arguments
-  std::uint32_t flags = 0;    // Map: MapFlags; Call: CallFlags
-  std::uint64_t bytes[kMaxBuffers] = {};     // Map, Preflight: size of each mapping
-  std::int32_t argBuffer[kMaxBuffers] = {};  // Call: the buffer an argument points into, -1 for a scalar
-  std::int64_t argValue[kMaxBuffers] = {};   // Call: byte offset into that buffer, or the scalar
-  double eventMs = 0;                        // Returned: the worker's CUDA event time (advisory)
-  std::uint64_t kernels = 0;                 // Returned with kTraceKernels: kernels CUPTI recorded
-  double kernelMs = 0, busyMs = 0;           // their summed and overlapped durations
+  std::uint64_t sequence = 0;               // the judge numbers its requests; replies echo it
+  std::int32_t status = 0;                  // 0: ok; otherwise an error (text says which)
+  std::uint32_t count = 0;                  // Map: buffers; Call: arguments
+  std::uint32_t flags = 0;                  // Map: MapFlags; Call: CallFlags
+  std::uint64_t bytes[kMaxBuffers] = {};    // Map, Preflight: size of each mapping
+  std::int32_t argBuffer[kMaxBuffers] = {}; // Call: the buffer an argument points into, -1 for a scalar
+  std::int64_t argValue[kMaxBuffers] = {};  // Call: byte offset into that buffer, or the scalar
+  double eventMs = 0;                       // Returned: the worker's CUDA event time (advisory)
+  std::uint64_t kernels = 0;                // Returned with kTraceKernels: kernels CUPTI recorded
+  double kernelMs = 0, busyMs = 0;          // their summed and overlapped durations
   std::int32_t traceAvailable = 0;
   char text[1024] = {}; // Load: library path and entry symbol (NUL-separated); errors
 };

@@ -81,8 +81,8 @@ bool WorkerSession::await(Op expect, std::uint64_t sequence, Message &reply, dou
         return false;
       }
       if (reply.op != expect || reply.sequence != sequence) {
-        fail(WorkerFault::Violation, "the worker answered out of turn (message " +
-                                         std::to_string(static_cast<unsigned>(reply.op)) + ")");
+        fail(WorkerFault::Violation,
+             "the worker answered out of turn (message " + std::to_string(static_cast<unsigned>(reply.op)) + ")");
         return false;
       }
       return true;
@@ -115,8 +115,8 @@ bool WorkerSession::exchange(Message request, Op expect, Message &reply, double 
   if (::poll(&pending, 1, 0) > 0 && (pending.revents & POLLIN)) {
     Message stray;
     const bool whole = worker::receiveMessage(socket_, stray, nullptr, MSG_DONTWAIT);
-    fail(WorkerFault::Violation, whole ? "the worker sent a message it was not asked for"
-                                       : "the worker closed or garbled its socket");
+    fail(WorkerFault::Violation,
+         whole ? "the worker sent a message it was not asked for" : "the worker closed or garbled its socket");
     return false;
   }
   request.sequence = ++sequence_;
@@ -132,11 +132,8 @@ bool WorkerSession::exchange(Message request, Op expect, Message &reply, double 
 }
 
 const sandbox::Result &WorkerSession::finish() {
-  if (process_ && !process_->ended() && fault_ == WorkerFault::None && socket_ >= 0) {
-    Message goodbye;
-    goodbye.op = Op::Exit;
-    goodbye.sequence = ++sequence_;
-    worker::sendMessage(socket_, goodbye);
+  if (process_ && !process_->ended() && fault_ == WorkerFault::None) {
+    retire(); // asked to exit; a faulted worker is killed at once
     const double until = steadySeconds() + 0.5;
     while (!process_->ended() && steadySeconds() < until)
       process_->poll({}, 20);

@@ -62,7 +62,6 @@ public:
   // `waitForEnd` false, as far as it is known now (a retiring worker).
   boost::json::object account(bool waitForEnd = true);
 
-
 private:
   WorkerSession() = default;
   bool await(worker::Op expect, std::uint64_t sequence, worker::Message &reply, double deadline, bool faultOnTimeout);

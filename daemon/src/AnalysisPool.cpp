@@ -125,9 +125,8 @@ json::object AnalysisPool::analyze(const std::string &source, const std::string 
   std::unique_ptr<Server> server = acquire(error);
   if (!server)
     return {{"error", "the analysis server could not be started: " + error}};
-  const std::string header = json::serialize(json::object{
-                                 {"source_bytes", source.size()}, {"file", fileName}, {"arch", arch}}) +
-                             "\n";
+  const std::string header =
+      json::serialize(json::object{{"source_bytes", source.size()}, {"file", fileName}, {"arch", arch}}) + "\n";
   if (!sendAll(server->socket, header) || !sendAll(server->socket, source)) {
     release(nullptr);
     return {{"error", "the analysis server closed its socket"}};
@@ -162,12 +161,11 @@ json::object AnalysisPool::analyze(const std::string &source, const std::string 
       const sandbox::Result &run = server->process->finish();
       ++crashes_;
       release(nullptr);
-      std::string how = run.signal ? "killed by signal " + std::to_string(run.signal) + " (" +
-                                         strsignal(run.signal) + ")"
-                                   : "exited with status " + std::to_string(run.exitCode);
-      return {{"error", "the analysis crashed (" + how +
-                            ", within its memory limit of " + std::to_string(options_.memoryBytes >> 20) +
-                            " MiB): Clang could not parse this source"}};
+      std::string how = run.signal
+                            ? "killed by signal " + std::to_string(run.signal) + " (" + strsignal(run.signal) + ")"
+                            : "exited with status " + std::to_string(run.exitCode);
+      return {{"error", "the analysis crashed (" + how + ", within its memory limit of " +
+                            std::to_string(options_.memoryBytes >> 20) + " MiB): Clang could not parse this source"}};
     }
   }
   release(std::move(server));

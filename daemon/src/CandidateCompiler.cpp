@@ -31,12 +31,32 @@ std::vector<std::string> forbiddenSymbols(const std::vector<std::string> &undefi
       {"curand", {"curand"}}, {"cusparse", {"cusparse"}}, {"cusolver", {"cusolver"}}};
   // Never allowed: loading or looking up code at run time, starting
   // processes, the network, the profiler and tracer the worker runs (CUPTI).
-  static const std::vector<std::string> alwaysForbidden = {
-      "dlopen",       "dlmopen",      "dlsym",       "dlvsym",        "__libc_dlopen_mode", "__libc_dlsym",
-      "_dl_sym",      "dl_iterate_phdr", "system",   "popen",         "fork",               "vfork",
-      "clone",        "execv",        "execve",      "execvp",        "execl",              "execlp",
-      "execle",       "posix_spawn",  "posix_spawnp", "socket",       "connect",            "ptrace",
-      "cudaProfilerStart", "cudaProfilerStop"};
+  static const std::vector<std::string> alwaysForbidden = {"dlopen",
+                                                           "dlmopen",
+                                                           "dlsym",
+                                                           "dlvsym",
+                                                           "__libc_dlopen_mode",
+                                                           "__libc_dlsym",
+                                                           "_dl_sym",
+                                                           "dl_iterate_phdr",
+                                                           "system",
+                                                           "popen",
+                                                           "fork",
+                                                           "vfork",
+                                                           "clone",
+                                                           "execv",
+                                                           "execve",
+                                                           "execvp",
+                                                           "execl",
+                                                           "execlp",
+                                                           "execle",
+                                                           "posix_spawn",
+                                                           "posix_spawnp",
+                                                           "socket",
+                                                           "connect",
+                                                           "ptrace",
+                                                           "cudaProfilerStart",
+                                                           "cudaProfilerStop"};
   static const std::vector<std::string> alwaysForbiddenPrefixes = {"cupti", "cuProfiler"};
   std::vector<std::string> found;
   for (const std::string &symbol : undefinedSymbols) {

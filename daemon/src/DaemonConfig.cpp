@@ -226,8 +226,8 @@ DaemonConfig configFromArguments(const std::vector<std::string> &arguments) {
   }
   // Resolved once, against the directory the daemon starts in: the sandboxed
   // compiles and the harness run elsewhere and would miss a relative path.
-  for (auto *path : {&config.tasksDir, &config.dbFile, &config.cacheDir, &config.rankerFile, &config.judge,
-                     &config.analysisServer})
+  for (auto *path :
+       {&config.tasksDir, &config.dbFile, &config.cacheDir, &config.rankerFile, &config.judge, &config.analysisServer})
     if (!path->empty())
       *path = std::filesystem::absolute(*path);
   return config;

@@ -2,7 +2,6 @@
 
 #include "cudaperf/contracts/ReportJson.h"
 
-
 #include <boost/asio/post.hpp>
 #include <boost/json.hpp>
 #include <spdlog/spdlog.h>
@@ -87,8 +86,8 @@ void GpuQueue::serve() {
       for (auto it = pending_.begin(); it != pending_.end() && batch.size() < batch_;) {
         const JudgeJob &first = batch.front().job;
         if (it->job.task == first.task && it->job.effectiveTrials() == first.effectiveTrials() &&
-            it->job.baseline == first.baseline && it->job.reference == first.reference &&
-            it->job.runs == first.runs && it->job.warmup == first.warmup) {
+            it->job.baseline == first.baseline && it->job.reference == first.reference && it->job.runs == first.runs &&
+            it->job.warmup == first.warmup) {
           batch.push_back(std::move(*it));
           it = pending_.erase(it);
         } else {
@@ -228,8 +227,7 @@ Evaluator::Evaluator(DaemonConfig config, EvaluationStore &store, TaskCatalog &c
         options.precompiledHeaders[config_.arch] = file;
         spdlog::info("analysis: CUDA headers precompiled for {} in {:.2f} s", config_.arch, secondsSince(start));
       } else {
-        spdlog::warn("analysis: no precompiled headers for {} (every analysis parses them): {}", config_.arch,
-                     problem);
+        spdlog::warn("analysis: no precompiled headers for {} (every analysis parses them): {}", config_.arch, problem);
       }
     }
     analysis_ = std::make_unique<AnalysisPool>(std::move(options));

@@ -126,7 +126,8 @@ json::object describe(const sandbox::Result &run) {
   return {{"outcome", sandbox::toString(run.outcome)},
           {"exit_code", run.exitCode},
           {"wall_seconds", run.wallSeconds},
-          {"stderr_tail", printable(run.stderrText.substr(run.stderrText.size() > 2000 ? run.stderrText.size() - 2000 : 0))}};
+          {"stderr_tail",
+           printable(run.stderrText.substr(run.stderrText.size() > 2000 ? run.stderrText.size() - 2000 : 0))}};
 }
 
 } // namespace

@@ -164,8 +164,7 @@ struct Wiring {
 
 bool bindReadOnly(const std::string &source, const std::string &target) {
   return mount(source.c_str(), target.c_str(), nullptr, MS_BIND | MS_REC, nullptr) == 0 &&
-         mount(nullptr, target.c_str(), nullptr, MS_BIND | MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV, nullptr) ==
-             0;
+         mount(nullptr, target.c_str(), nullptr, MS_BIND | MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV, nullptr) == 0;
 }
 
 // A mount point for `source` at `target`: a folder, or an empty file.

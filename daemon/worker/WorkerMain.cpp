@@ -185,8 +185,8 @@ public:
         if (buffer < 0) {
           registers.push_back(static_cast<std::intptr_t>(request.argValue[a]));
         } else if (static_cast<std::size_t>(buffer) < buffers_.size()) {
-          registers.push_back(reinterpret_cast<std::intptr_t>(static_cast<char *>(buffers_[buffer].pointer) +
-                                                              request.argValue[a]));
+          registers.push_back(
+              reinterpret_cast<std::intptr_t>(static_cast<char *>(buffers_[buffer].pointer) + request.argValue[a]));
         } else {
           reply.status = 1;
           worker::setText(reply, "argument names an unmapped buffer");

@@ -60,7 +60,7 @@ extern "C" void bitonic_sort(const float *x, float *out, int n) {
     for (; j >= chunk; j >>= 1)
       globalStep<<<blocks, threads>>>(d, j, k);
     if (j > 0)
-      sharedSteps<<<padded / chunk, chunk / 2 > 0 ? chunk / 2 : 1>>>(d, j, k, chunk);
+      sharedSteps < < <padded / chunk, chunk / 2> 0 ? chunk / 2 : 1 >>> (d, j, k, chunk);
   }
   cudaMemcpyAsync(out, d, n * sizeof(float), cudaMemcpyDeviceToDevice);
   cudaFree(d);

@@ -125,9 +125,8 @@ TEST_F(CandidateCompilerTest, AnIncludeOfAHostFileOutsideTheCompilersViewFails) 
   CandidateCompiler compiler(options_);
   const auto outside = compiler.compile("#include \"" + (folder / "secret.h").string() + "\"\n");
   // The repository itself (a variant someone could copy) is outside too.
-  const auto repository = compiler.compile("#include \"" +
-                                           (fs::path(CUDAPERF_TASKS_DIR) / "vector_add" / "variants" / "naive.cu").string() +
-                                           "\"\n");
+  const auto repository = compiler.compile(
+      "#include \"" + (fs::path(CUDAPERF_TASKS_DIR) / "vector_add" / "variants" / "naive.cu").string() + "\"\n");
   fs::remove_all(folder);
   EXPECT_FALSE(outside.ok);
   EXPECT_NE(outside.log.find("No such file or directory"), std::string::npos) << outside.log;

@@ -220,8 +220,8 @@ TEST(Judge, TheWorkersFilterRefusesNewProcesses) {
 }
 
 TEST(Judge, CrashesTimeoutsAndFloodsAreTheCandidates) {
-  const auto r = scale({CUDAPERF_HOSTILE_SEGFAULT, CUDAPERF_HOSTILE_SLEEP, CUDAPERF_HOSTILE_FLOOD,
-                        CUDAPERF_SCALE_REFERENCE});
+  const auto r =
+      scale({CUDAPERF_HOSTILE_SEGFAULT, CUDAPERF_HOSTILE_SLEEP, CUDAPERF_HOSTILE_FLOOD, CUDAPERF_SCALE_REFERENCE});
   EXPECT_EQ(statusOf(r[0]), "runtime_error") << json::serialize(r[0]);
   EXPECT_NE(errorOf(r[0]).find("signal 11"), std::string::npos);
   EXPECT_EQ(statusOf(r[1]), "timeout") << json::serialize(r[1]);

@@ -105,8 +105,8 @@ TEST(TimingRules, TheBaselinesGapsDecideWhetherACandidatesEventTimesAreBelieved)
   EXPECT_DOUBLE_EQ(honest.ms[0], 0.10);
   // A patched timer reporting 0.02 ms for the same calls: the gaps grow by
   // 0.08 ms, past 3 x 0.01 + 0.02; every sample is the round trip minus 0.55.
-  const TimedSamples liar = timedSamples(honestWall, std::vector<double>(5, 0.02), std::vector<double>(5, 0.0),
-                                         reference);
+  const TimedSamples liar =
+      timedSamples(honestWall, std::vector<double>(5, 0.02), std::vector<double>(5, 0.0), reference);
   EXPECT_FALSE(liar.workerTimesTrusted);
   EXPECT_NEAR(liar.ms[0], 0.10, 1e-12);
   EXPECT_NEAR(liar.ms[4], 0.12, 1e-12);

@@ -23,10 +23,10 @@
 namespace cudaperf {
 
 struct AnalysisPoolOptions {
-  std::filesystem::path server;                                   // cudaperf-analysis-server
+  std::filesystem::path server;                                    // cudaperf-analysis-server
   std::map<std::string, std::filesystem::path> precompiledHeaders; // arch -> .pch (their folder becomes visible)
-  std::vector<std::string> extraArgs;                             // more Clang flags for every analysis
-  unsigned servers = 2;                                           // analyses at once
+  std::vector<std::string> extraArgs;                              // more Clang flags for every analysis
+  unsigned servers = 2;                                            // analyses at once
   double timeoutSeconds = 10;
   std::uint64_t memoryBytes = 4ull << 30; // RLIMIT_AS of a server
   bool requireIsolation = true;

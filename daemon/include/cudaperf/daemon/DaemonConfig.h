@@ -32,10 +32,10 @@ struct DaemonConfig {
   double idleTimeoutSeconds = 30; // a connection silent this long is closed
   double harnessWallSeconds = 120;
   unsigned workerBatch = 16; // evaluations of one task a warm harness takes at once
-  std::uint64_t seed = 0; // 0: a fresh secret seed per evaluation; else fixed (development, replay)
+  std::uint64_t seed = 0;    // 0: a fresh secret seed per evaluation; else fixed (development, replay)
   int runs = 30, warmup = 10;
   std::string logLevel = "info";
-  bool precompiledHeaders = true; // parse the CUDA headers once for all analyses
+  bool precompiledHeaders = true;        // parse the CUDA headers once for all analyses
   std::vector<std::string> analysisArgs; // more Clang flags for every analysis
   double analysisTimeoutSeconds = 10;    // then the analysis server is killed: an error for that request
   std::uint64_t analysisMemoryBytes = 4ull << 30;

@@ -110,7 +110,7 @@ private:
   std::atomic<std::size_t> nextGpu_{0}, inFlight_{0};
   mutable std::shared_mutex rankerMutex_;
   std::optional<RankerModel> ranker_;
-  std::string rankerHash_; // of the loaded file: part of the store key
+  std::string rankerHash_;       // of the loaded file: part of the store key
   std::string buildId_;          // of every binary and flag that shapes an answer: part of the store key
   std::string isolationProblem_; // not empty: the sandbox cannot isolate, nothing is scored
   std::unique_ptr<AnalysisPool> analysis_;

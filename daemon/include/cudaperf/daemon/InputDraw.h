@@ -200,8 +200,8 @@ CUDAPERF_HD double drawValue(const DrawSpec &spec, std::uint64_t key, std::uint6
   }
   if (spec.segmentLength > 0) {
     const std::uint64_t segment = index / static_cast<std::uint64_t>(spec.segmentLength);
-    const double scale = add(spec.segmentLow, mul(add(spec.segmentHigh, -spec.segmentLow),
-                                                  uniform01(mix64(key ^ 0x5E6E7Eull), segment, 0)));
+    const double scale = add(
+        spec.segmentLow, mul(add(spec.segmentHigh, -spec.segmentLow), uniform01(mix64(key ^ 0x5E6E7Eull), segment, 0)));
     value = mul(value, scale);
     if (!floating)
       value = floorOf(value);

@@ -21,18 +21,18 @@
 namespace cudaperf {
 
 struct JudgeOptions {
-  std::filesystem::path judge;  // cudaperf-judge
-  std::filesystem::path worker; // cudaperf-worker; empty: beside the judge
-  double wallSeconds = 120;     // per evaluation: correctness, the timed calls, the worker's start
-  std::vector<std::string> hiddenPaths;                         // from the workers (task folders, caches)
+  std::filesystem::path judge;          // cudaperf-judge
+  std::filesystem::path worker;         // cudaperf-worker; empty: beside the judge
+  double wallSeconds = 120;             // per evaluation: correctness, the timed calls, the worker's start
+  std::vector<std::string> hiddenPaths; // from the workers (task folders, caches)
   std::vector<std::pair<std::string, std::string>> environment; // e.g. CUDA_VISIBLE_DEVICES
-  bool cuda = true;             // false: host memory tasks only, no GPU (tests)
+  bool cuda = true;                                             // false: host memory tasks only, no GPU (tests)
   bool requireIsolation = true; // false only for development: workers may run unisolated
 };
 
 struct JudgeCandidate {
   std::filesystem::path library;
-  std::uint64_t seed = 1;                           // secret, fresh per evaluation in the daemon
+  std::uint64_t seed = 1;                         // secret, fresh per evaluation in the daemon
   std::shared_ptr<const ReferenceData> reference; // expected outputs for that seed, CPU baseline
 };
 
