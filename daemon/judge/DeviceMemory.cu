@@ -327,6 +327,7 @@ public:
     cudaDeviceProp properties{};
     cudaGetDeviceProperties(&properties, 0);
     name_ = properties.name;
+    uuid_ = gpuUuidText(properties.uuid);
     return "";
   }
   void flushCaches() override {
@@ -341,11 +342,12 @@ public:
     return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   }
   std::string deviceName() const override { return name_; }
+  std::string deviceUuid() const override { return uuid_; }
 
 private:
   void *flush_ = nullptr;
   unsigned round_ = 0;
-  std::string name_;
+  std::string name_, uuid_;
 };
 
 } // namespace

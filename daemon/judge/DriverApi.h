@@ -13,6 +13,18 @@
 
 namespace cudaperf {
 
+// A GPU's identity as judge and worker both report it ("GPU-" and 32 hex digits).
+inline std::string gpuUuidText(const cudaUUID_t &uuid) {
+  static const char digits[] = "0123456789abcdef";
+  std::string text = "GPU-";
+  for (char c : uuid.bytes) {
+    const auto byte = static_cast<unsigned char>(c);
+    text += digits[byte >> 4];
+    text += digits[byte & 15];
+  }
+  return text;
+}
+
 struct DriverApi {
   decltype(&::cuMemCreate) memCreate = nullptr;
   decltype(&::cuMemRelease) memRelease = nullptr;

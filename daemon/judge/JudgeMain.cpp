@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <deque>
 #include <filesystem>
 #include <iostream>
@@ -186,7 +187,12 @@ private:
     sandbox::Limits &limits = options.limits;
     limits.fileSizeBytes = 64ull << 20;
     limits.openFiles = 1024;
-    limits.processes = 4096;
+    // RLIMIT_NPROC counts every process and thread of nobody, the compiles'
+    // too: a worker may not starve them (they allow 4096).
+    limits.processes = 1024;
+    // The judge's GPU is the worker's: the same CUDA_VISIBLE_DEVICES.
+    if (const char *devices = std::getenv("CUDA_VISIBLE_DEVICES"))
+      options.environment.emplace_back("CUDA_VISIBLE_DEVICES", devices);
     limits.outputBytes = 1 << 20;
     limits.privateTmpBytes = 64ull << 20;
     options.limits.hiddenPaths = options_.hidden;
@@ -240,12 +246,20 @@ private:
                   {"sandbox", worker->account()}};
         continue;
       }
+      // The worker's GPU must be the judge's (the probe sees only its own GPU).
+      if (gpu_ && evaluation.task.memory == MemoryMode::Device && worker->readyText() != gpu_->deviceUuid()) {
+        answer = {
+            {"status", "harness_error"},
+            {"error", "the worker's GPU (" + worker->readyText() + ") is not the judge's (" + gpu_->deviceUuid() + ")"},
+            {"sandbox", worker->account()}};
+        continue;
+      }
       LibraryRun run(evaluation, buffers, *worker, evaluation.task.memory == MemoryMode::Device ? gpu_.get() : nullptr,
                      oracle, oracleOnHost, role);
       run.setGpuBaseline(gpuBaseline);
       // No worker may still be starting (making its context) while calls are timed.
+      run.setBeforeBuffers([this] { retiring_.clear(); }); // reaps the killed workers of earlier evaluations
       run.setBeforeTimedCalls([this] {
-        retiring_.clear(); // waits until the last evaluations' workers are gone
         for (auto &spare : spares_)
           spare->awaitReady(steadySeconds() + 30, false);
       });
@@ -261,7 +275,8 @@ private:
       if (worker->faulted() || !run.loaded()) {
         answer["sandbox"] = worker->account(); // gone: how it ended is part of the verdict
       } else {
-        // Done with it: its teardown overlaps the next evaluation's start.
+        // Done with it: killed now, its teardown overlaps the next worker's
+        // trusted start, and it is reaped before the buffers are mapped again.
         answer["sandbox"] = worker->account(false);
         worker->retire();
         retiring_.push_back(std::move(worker));

@@ -85,6 +85,7 @@ public:
   // got to the judge (longer when another context's work was running).
   virtual double probeMs() = 0;
   virtual std::string deviceName() const = 0;
+  virtual std::string deviceUuid() const = 0; // as the worker reports it in Ready
 };
 
 // Null with `error` set when no GPU is usable (DeviceMemory.cu).

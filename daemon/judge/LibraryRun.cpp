@@ -7,6 +7,7 @@
 #include <cmath>
 #include <csignal>
 #include <cstring>
+#include <random>
 #include <sstream>
 
 namespace cudaperf::judge {
@@ -22,6 +23,11 @@ constexpr int kBusyCallsToReject = 3;
 // Longest wait for a worker's leftover GPU work after a call (then the
 // probe before the next call finds the GPU busy).
 constexpr double kUnfinishedWaitSeconds = 2.0;
+
+std::uint64_t freshKey() {
+  static std::random_device entropy;
+  return (static_cast<std::uint64_t>(entropy()) << 32) ^ entropy();
+}
 
 json::array toJson(const std::vector<double> &values) {
   json::array array;
@@ -130,9 +136,22 @@ bool LibraryRun::trustedStart(json::object &failure) {
     probes.push_back(gpu_ ? gpu_->probeMs() : 0.0);
   }
   calibration_ = calibrate(wall, events, probes);
+  // The task's buffers: only once no earlier worker can still touch them.
+  if (beforeBuffers_)
+    beforeBuffers_();
+  buffers_.resetCanaries();
   Message map = buffers_.mapMessage();
   if (!worker_.exchange(map, Op::Mapped, reply, deadline_, buffers_.descriptors()) || reply.status != 0) {
     failure = verdict(unusable, "the worker could not map the buffers: " + worker_.message() + reply.text);
+    return false;
+  }
+  // The system-call filter, in an exchange of its own before any candidate
+  // code exists: a failure here is the machine's (isolation missing).
+  Message filter;
+  filter.op = Op::Filter;
+  if (!worker_.exchange(filter, Op::Filtered, reply, deadline_) || reply.status != 0) {
+    failure = verdict("harness_error",
+                      "the worker could not install its system-call filter: " + worker_.message() + reply.text);
     return false;
   }
   retryable_ = false;
@@ -144,6 +163,11 @@ bool LibraryRun::callOnce(const SizeBinding &sizes, std::uint32_t flags, Call &c
   if (gpu_) {
     gpu_->flushCaches();
     call.preProbeMs = gpu_->probeMs();
+  }
+  if (!buffers_.outputsUnwritten(sizes)) {
+    failure = verdict("rejected", "its outputs were written before the call (work set off by the judge's own "
+                                  "writes, outside the timed window)");
+    return false;
   }
   const double cpuBefore = worker_.cpuSeconds();
   if (!worker_.exchange(buffers_.callMessage(sizes, flags), Op::Returned, call.reply, deadline_)) {
@@ -177,7 +201,7 @@ json::object LibraryRun::run() {
   const TaskSpec &task = request_.task;
   const bool deviceMemory = buffers_.memory().device();
   json::object failure;
-  buffers_.resetCanaries();
+  worker_.freezeBetweenRequests();
   if (!trustedStart(failure))
     return failure;
 
@@ -192,9 +216,7 @@ json::object LibraryRun::run() {
       return faultVerdict();
     }
     loaded_ = true;
-    if (reply.status == 2)
-      return verdict("harness_error", reply.text); // no system-call filter here: the isolation is missing
-    if (reply.status != 0)
+    if (reply.status != 0) // whatever it says: its constructors have run
       return verdict("rejected", reply.text);
   }
 
@@ -288,7 +310,10 @@ json::object LibraryRun::run() {
   double cpuAtStart = 0;
   json::object timing;
   for (int k = 0; k < calls; ++k) {
-    buffers_.drawInputs(sizes, timedCallSeed(request_.seed, static_cast<std::size_t>(k)), 0);
+    // The timed calls' inputs come from the judge's own entropy and the keyed
+    // generator: nothing a candidate sees of them (or of the correctness
+    // inputs, whose seed it might work out) predicts the next call's.
+    buffers_.drawInputs(sizes, freshKey(), 0, freshKey() | 1);
     if (verifyTimed) {
       if (oracleOnHost_)
         buffers_.runHostReference(oracle_, sizes);

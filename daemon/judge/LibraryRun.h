@@ -62,6 +62,9 @@ public:
   // its start-up there, so that nothing but this worker and the judge uses
   // the GPU while calls are timed.
   void setBeforeTimedCalls(std::function<void()> hook) { beforeTimedCalls_ = std::move(hook); }
+  // Called before the task's shared buffers are reset and mapped: the judge
+  // makes sure the previous evaluations' workers are gone.
+  void setBeforeBuffers(std::function<void()> hook) { beforeBuffers_ = std::move(hook); }
 
 private:
   struct Call {
@@ -86,7 +89,7 @@ private:
   RoundTripCalibration calibration_;
   std::optional<BaselineTiming> timing_;
   const BaselineTiming *gpuBaseline_ = nullptr;
-  std::function<void()> beforeTimedCalls_;
+  std::function<void()> beforeTimedCalls_, beforeBuffers_;
 };
 
 } // namespace cudaperf::judge

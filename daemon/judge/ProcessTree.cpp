@@ -1,9 +1,11 @@
 #include "ProcessTree.h"
 
+#include <csignal>
 #include <dirent.h>
 #include <fstream>
 #include <string>
 #include <time.h>
+#include <unistd.h>
 #include <vector>
 
 namespace cudaperf::judge {
@@ -37,15 +39,59 @@ std::vector<pid_t> childrenOf(pid_t pid) {
 
 } // namespace
 
-double processTreeCpuSeconds(pid_t root) {
-  double seconds = 0;
+std::vector<pid_t> processTree(pid_t root) {
   std::vector<pid_t> pending = {root};
-  for (std::size_t i = 0; i < pending.size() && i < 4096; ++i) {
-    seconds += cpuSecondsOf(pending[i]);
+  for (std::size_t i = 0; i < pending.size() && i < 4096; ++i)
     for (pid_t child : childrenOf(pending[i]))
       pending.push_back(child);
-  }
+  return pending;
+}
+
+double processTreeCpuSeconds(pid_t root) {
+  double seconds = 0;
+  for (pid_t pid : processTree(root))
+    seconds += cpuSecondsOf(pid);
   return seconds;
+}
+
+namespace {
+
+// Every thread of `pid` in the stopped state (T or t in /proc/.../stat).
+bool stopped(pid_t pid) {
+  const std::string tasks = "/proc/" + std::to_string(pid) + "/task";
+  DIR *folder = opendir(tasks.c_str());
+  if (!folder)
+    return true; // gone
+  bool all = true;
+  while (dirent *entry = readdir(folder)) {
+    if (entry->d_name[0] < '0' || entry->d_name[0] > '9')
+      continue;
+    std::ifstream stat(tasks + "/" + entry->d_name + "/stat");
+    std::string line;
+    std::getline(stat, line);
+    const auto close = line.rfind(')');
+    const char state = close != std::string::npos && close + 2 < line.size() ? line[close + 2] : 'T';
+    all &= state == 'T' || state == 't' || state == 'Z' || state == 'X';
+  }
+  closedir(folder);
+  return all;
+}
+
+} // namespace
+
+void freezeBelow(pid_t root) {
+  const std::vector<pid_t> tree = processTree(root);
+  for (std::size_t i = 1; i < tree.size(); ++i)
+    kill(tree[i], SIGSTOP);
+  for (std::size_t i = 1; i < tree.size(); ++i)
+    for (int tries = 0; tries < 2000 && !stopped(tree[i]); ++tries)
+      usleep(5);
+}
+
+void thawBelow(pid_t root) {
+  const std::vector<pid_t> tree = processTree(root);
+  for (std::size_t i = 1; i < tree.size(); ++i)
+    kill(tree[i], SIGCONT);
 }
 
 } // namespace cudaperf::judge

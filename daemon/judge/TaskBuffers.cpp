@@ -91,13 +91,15 @@ void TaskBuffers::resetCanaries() {
   memory_.synchronize();
 }
 
-void TaskBuffers::drawInputs(const SizeBinding &sizes, std::uint64_t stream, std::size_t trial) {
+void TaskBuffers::drawInputs(const SizeBinding &sizes, std::uint64_t stream, std::size_t trial, std::uint64_t secret) {
   for (std::size_t a = 0; a < task_.args.size(); ++a) {
     const ArgumentSpec &spec = task_.args[a];
     if (!isInput(spec))
       continue;
     const auto count = static_cast<std::uint64_t>(evaluateSizeExpression(spec.size, sizes));
-    memory_.generate(arguments_[a].input, count, drawSpecFor(spec, trial), draw::argumentKey(stream, a));
+    draw::DrawSpec d = drawSpecFor(spec, trial);
+    d.secret = secret;
+    memory_.generate(arguments_[a].input, count, d, draw::argumentKey(stream, a));
   }
 }
 
@@ -176,6 +178,16 @@ void TaskBuffers::prepareCall(const SizeBinding &sizes) {
     argument.dirtyEnd = end;
   }
   memory_.synchronize();
+}
+
+bool TaskBuffers::outputsUnwritten(const SizeBinding &sizes) {
+  for (std::size_t a = 0; a < task_.args.size(); ++a) {
+    const ArgumentSpec &spec = task_.args[a];
+    if (spec.pointer && spec.intent == Intent::Out &&
+        memory_.countUnlike(arguments_[a].shared.data(), bytesOf(a, sizes), nullptr, kUnwritten) != 0)
+      return false;
+  }
+  return true;
 }
 
 worker::Message TaskBuffers::callMessage(const SizeBinding &sizes, std::uint32_t flags) const {

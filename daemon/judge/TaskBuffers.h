@@ -39,8 +39,9 @@ public:
 
   // Every byte of every shared buffer back to canary (a new worker's start).
   void resetCanaries();
-  // Fresh inputs for one call: stream and trial as the trusted side draws them.
-  void drawInputs(const SizeBinding &sizes, std::uint64_t stream, std::size_t trial);
+  // Fresh inputs for one call: stream and trial as the trusted side draws them;
+  // with a `secret`, from the keyed generator (the timed calls: InputDraw.h).
+  void drawInputs(const SizeBinding &sizes, std::uint64_t stream, std::size_t trial, std::uint64_t secret = 0);
   // Expected outputs of one correctness test, from the reference's blob.
   void loadExpected(const std::string &blob, std::size_t &offset, const SizeBinding &sizes);
   // Expected outputs from a trusted library run by the judge on its own copy
@@ -52,6 +53,9 @@ public:
   // everything after the data canary again.
   void prepareCall(const SizeBinding &sizes);
   worker::Message callMessage(const SizeBinding &sizes, std::uint32_t flags) const;
+  // Right before a call: every out buffer still holds the judge's 0xFF (no
+  // work of the worker's, set off by the judge's own writes, ran ahead).
+  bool outputsUnwritten(const SizeBinding &sizes);
   // After the call: canaries, unchanged inputs, outputs within tolerance.
   CallCheck verify(const SizeBinding &sizes, bool benchmarkTolerance);
 

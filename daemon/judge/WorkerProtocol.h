@@ -11,7 +11,8 @@
 //   judge:  Preflight(probe buffer) -> worker writes kPreflightPattern, PreflightDone
 //   judge:  Empty x N               -> Returned each (calibration of the round trip)
 //   judge:  Map(buffers)            -> Mapped
-//   judge:  Load(candidate, entry)  -> Loaded (seccomp installed, library loaded)
+//   judge:  Filter                  -> Filtered (the system-call filter installed)
+//   judge:  Load(candidate, entry)  -> Loaded (library loaded: from here on, nothing is believed)
 //   judge:  Call x M                -> Returned each
 //   judge:  Exit
 //
@@ -48,6 +49,8 @@ enum class Op : std::uint32_t {
   Call,
   Returned,
   Exit,
+  Filter, // install the system-call filter (before Load)
+  Filtered,
 };
 
 enum MapFlags : std::uint32_t { kDeviceMemory = 1, kHostMemory = 2 };

@@ -101,6 +101,7 @@ bool WorkerSession::awaitReady(double deadline, bool faultOnTimeout) {
   if (!await(Op::Ready, 0, reply, deadline, faultOnTimeout))
     return false; // may be asked again while the deadline was only the caller's patience
   ready_ = reply.status == 0 ? 1 : -1;
+  readyText_ = reply.text;
   if (reply.status != 0)
     message_ = reply.text;
   return ready_ > 0;
@@ -121,6 +122,10 @@ bool WorkerSession::exchange(Message request, Op expect, Message &reply, double 
   }
   request.sequence = ++sequence_;
   const auto start = std::chrono::steady_clock::now();
+  if (frozen_) { // the worker ran nothing since its last reply; now it may
+    thawBelow(process_->treeRoot());
+    frozen_ = false;
+  }
   if (!worker::sendMessage(socket_, request, descriptors)) {
     process_->poll({}, 200);
     fail(process_->ended() ? WorkerFault::Died : WorkerFault::Violation, "the worker's socket is closed");
@@ -128,27 +133,27 @@ bool WorkerSession::exchange(Message request, Op expect, Message &reply, double 
   }
   const bool answered = await(expect, request.sequence, reply, deadline, true);
   roundTripMs_ = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  // Between its reply and the next request the worker is stopped: a thread
+  // that goes on computing, writing outputs or launching work after
+  // "returned" cannot, while the judge checks the call.
+  if (answered && freezeBetweenRequests_) {
+    freezeBelow(process_->treeRoot());
+    frozen_ = true;
+  }
   return answered;
 }
 
 const sandbox::Result &WorkerSession::finish() {
-  if (process_ && !process_->ended() && fault_ == WorkerFault::None) {
-    retire(); // asked to exit; a faulted worker is killed at once
-    const double until = steadySeconds() + 0.5;
-    while (!process_->ended() && steadySeconds() < until)
-      process_->poll({}, 20);
-  }
+  retire();
   static const sandbox::Result none;
-  return process_ ? process_->finish() : none;
+  return process_ ? process_->finish() : none; // waits until the whole tree is gone
 }
 
 void WorkerSession::retire() {
-  if (process_ && !process_->ended() && fault_ == WorkerFault::None && socket_ >= 0) {
-    Message goodbye;
-    goodbye.op = Op::Exit;
-    goodbye.sequence = ++sequence_;
-    worker::sendMessage(socket_, goodbye);
-  }
+  // Killed, not asked: a worker whose candidate holds a lock the exit path
+  // needs (stdio's, say) would otherwise stay, with the task's buffers mapped.
+  if (process_ && !process_->ended())
+    process_->kill(fault_ == WorkerFault::None ? sandbox::Outcome::Retired : sandbox::Outcome::WallTimeout);
 }
 
 json::object WorkerSession::account(bool waitForEnd) {

@@ -44,18 +44,24 @@ public:
   bool exchange(worker::Message request, worker::Op expect, worker::Message &reply, double deadline,
                 const std::vector<int> &descriptors = {});
   double lastRoundTripMs() const { return roundTripMs_; }
+  // From now on the worker is stopped between its replies and the judge's
+  // requests (after its trusted start: the CUDA driver's start-up threads
+  // need not be).
+  void freezeBetweenRequests() { freezeBetweenRequests_ = true; }
 
   // CPU seconds of the worker's whole process tree so far.
   double cpuSeconds() const;
   pid_t treeRoot() const;
 
   WorkerFault fault() const { return fault_; }
+  // What the worker said in Ready (before any candidate): its GPU's UUID.
+  const std::string &readyText() const { return readyText_; }
   const std::string &message() const { return message_; }
 
-  // Asks the worker to exit, then makes sure its whole tree is gone.
+  // Kills the worker (if it still runs) and waits until its whole tree is gone.
   const sandbox::Result &finish();
-  // Asks a worker that did its work to exit, without waiting for its tree
-  // (a CUDA context takes a while to tear down): finish() later.
+  // Kills a worker that did its work, without waiting for its tree (a CUDA
+  // context takes a while to tear down): finish() later reaps it.
   void retire();
   bool faulted() const { return fault_ != WorkerFault::None || (process_ && process_->ended()); }
   // How it ran: isolation, how it ended, the tail of what it printed. With
@@ -72,8 +78,9 @@ private:
   std::uint64_t sequence_ = 0;
   double roundTripMs_ = 0;
   int ready_ = 0; // 1: Ready received; -1: the worker reported a problem
+  bool freezeBetweenRequests_ = false, frozen_ = false;
   WorkerFault fault_ = WorkerFault::None;
-  std::string message_;
+  std::string message_, readyText_;
 };
 
 double steadySeconds();

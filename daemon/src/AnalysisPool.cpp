@@ -78,7 +78,7 @@ std::unique_ptr<AnalysisPool::Server> AnalysisPool::start(std::string &error) co
   limits.cpuSeconds = 1e8;
   limits.addressSpaceBytes = options_.memoryBytes;
   limits.openFiles = 1024;
-  limits.processes = 4096;
+  limits.processes = 256; // Clang needs a few threads; nobody's other sandboxes keep their share
   limits.privateTmpBytes = 64ull << 20;
   limits.requireIsolation = options_.requireIsolation;
   auto server = std::make_unique<Server>();

@@ -57,7 +57,15 @@ std::vector<std::string> forbiddenSymbols(const std::vector<std::string> &undefi
                                                            "ptrace",
                                                            "cudaProfilerStart",
                                                            "cudaProfilerStop"};
-  static const std::vector<std::string> alwaysForbiddenPrefixes = {"cupti", "cuProfiler"};
+  // ... and stream memory operations (a GPU-side wait the judge's own writes
+  // would set off) and the driver entry points that would reach them.
+  static const std::vector<std::string> alwaysForbiddenPrefixes = {"cupti",
+                                                                   "cuProfiler",
+                                                                   "cuStreamWaitValue",
+                                                                   "cuStreamWriteValue",
+                                                                   "cuStreamBatchMemOp",
+                                                                   "cudaGetDriverEntryPoint",
+                                                                   "cuGetProcAddress"};
   std::vector<std::string> found;
   for (const std::string &symbol : undefinedSymbols) {
     const std::string name = symbol.substr(0, symbol.find('@'));

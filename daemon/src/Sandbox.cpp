@@ -258,7 +258,8 @@ bool isolateFilesystem(const Limits &limits, const std::string &workDir, bool &m
           mount("tmpfs", path.c_str(), "tmpfs", MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC, "size=4k,mode=000") == 0;
   if (limits.privateTmpBytes > 0) {
     const std::string shared = tmpfsOptions(limits.privateTmpBytes, "1777", false);
-    for (const std::string place : {"/tmp", "/dev/shm"}) {
+    // Every place a program may write that outlives it: private and capped.
+    for (const std::string place : {"/tmp", "/dev/shm", "/var/tmp", "/run/lock"}) {
       const int old = open(place.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC);
       if (old < 0)
         continue;
@@ -324,7 +325,7 @@ std::string describeMissing(int mask) {
   if (limits.isolateNetwork && root)
     flags |= CLONE_NEWNET;
   if (limits.isolateProcesses && root)
-    flags |= CLONE_NEWPID;
+    flags |= CLONE_NEWPID | CLONE_NEWIPC; // System V shared memory would outlive the run
   int networkOk = 0, pidOk = 0;
   if (flags && unshare(flags) == 0) {
     networkOk = (flags & CLONE_NEWNET) != 0;
@@ -335,6 +336,8 @@ std::string describeMissing(int mask) {
       networkOk = 1;
     if ((flags & CLONE_NEWPID) && unshare(CLONE_NEWPID) == 0)
       pidOk = 1;
+    if (flags & CLONE_NEWIPC)
+      unshare(CLONE_NEWIPC);
   }
   sendStatus(statusFd, 'N', networkOk);
   sendStatus(statusFd, 'P', pidOk);
@@ -570,6 +573,8 @@ const char *toString(Outcome outcome) {
     return "file_size_limit";
   case Outcome::StartFailed:
     return "start_failed";
+  case Outcome::Retired:
+    return "retired";
   }
   return "start_failed";
 }

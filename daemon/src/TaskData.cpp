@@ -50,7 +50,6 @@ std::uint64_t testSeed(std::uint64_t seed, std::size_t trial, std::size_t sizeIn
   return draw::streamKey(seed, (static_cast<std::uint64_t>(trial) << 20) + sizeIndex);
 }
 
-std::uint64_t timedCallSeed(std::uint64_t seed, std::size_t call) { return draw::streamKey(seed, (1ull << 40) + call); }
 
 std::uint64_t benchmarkSeed(std::uint64_t seed) { return draw::streamKey(seed, 1ull << 41); }
 

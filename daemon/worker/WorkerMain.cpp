@@ -55,6 +55,9 @@ public:
     if (cudaError_t status = cudaFree(nullptr); status != cudaSuccess)
       return std::string("no usable GPU: ") + cudaGetErrorString(status);
     cudaGetDevice(&device_);
+    cudaDeviceProp properties{};
+    cudaGetDeviceProperties(&properties, device_);
+    gpu_ = gpuUuidText(properties.uuid);
     if (std::string missing = driver_.load(); !missing.empty())
       return missing;
     if (cudaEventCreate(&start_) != cudaSuccess || cudaEventCreate(&stop_) != cudaSuccess)
@@ -147,9 +150,9 @@ public:
     reply.sequence = request.sequence;
     const std::string path = request.text;
     const std::string symbol = request.text + path.size() + 1;
-    if (std::string problem = installCandidateFilter(); !problem.empty()) {
+    if (!filtered_) {
       reply.status = 2;
-      worker::setText(reply, ("cannot install the system-call filter: " + problem).c_str());
+      worker::setText(reply, "no system-call filter: the judge must ask for it first");
       return reply;
     }
     void *handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
@@ -163,6 +166,17 @@ public:
       reply.status = 4;
       worker::setText(reply, ("'" + symbol + "' is not exported by the candidate (declare it extern \"C\")").c_str());
     }
+    return reply;
+  }
+
+  Message filter(const Message &request) {
+    Message reply;
+    reply.op = Op::Filtered;
+    reply.sequence = request.sequence;
+    const std::string problem = installCandidateFilter();
+    filtered_ = problem.empty();
+    reply.status = filtered_ ? 0 : 1;
+    worker::setText(reply, problem.c_str());
     return reply;
   }
 
@@ -250,6 +264,10 @@ private:
   std::optional<KernelTrace> trace_;
   std::vector<Mapping> buffers_;
   EntryFunction entry_ = nullptr;
+  bool filtered_ = false;
+
+public:
+  std::string gpu_; // this worker's GPU, for the judge to compare with its own
 };
 
 } // namespace
@@ -272,7 +290,7 @@ int main(int argc, char **argv) {
   ready.op = Op::Ready;
   const std::string problem = worker.start();
   ready.status = problem.empty() ? 0 : 1;
-  worker::setText(ready, problem.c_str());
+  worker::setText(ready, problem.empty() ? worker.gpu_.c_str() : problem.c_str());
   if (!worker::sendMessage(kChannel, ready))
     return 3;
   for (;;) {
@@ -288,6 +306,9 @@ int main(int argc, char **argv) {
     case Op::Map:
       reply = worker.mapAll(request, fds);
       break;
+    case Op::Filter:
+      reply = worker.filter(request);
+      break;
     case Op::Load:
       reply = worker.load(request);
       break;
@@ -296,8 +317,7 @@ int main(int argc, char **argv) {
       reply = worker.call(request);
       break;
     case Op::Exit:
-      std::fflush(nullptr);
-      _exit(0);
+      _exit(0); // no stdio flush: a candidate may hold its locks
     default:
       for (int fd : fds)
         close(fd);

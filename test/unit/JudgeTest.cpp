@@ -43,6 +43,32 @@ const std::string kSumTask = R"json({
   "memory": "host"
 })json";
 
+// Host-memory copies of two bundled tasks' contracts (the adversarial review's).
+const std::string kSumReductionTask = R"json({
+  "name": "sum_reduction", "entry": "sum_reduction", "signature": "extern \"C\" void sum_reduction(const float *x, float *out, int n)",
+  "args": [
+    {"name": "x", "type": "float32*", "intent": "in", "size": "n",
+     "init": [{"dist": "uniform", "low": 0, "high": 1, "outliers": {"fraction": 1e-4, "low": -1000, "high": 1000}},
+              {"dist": "uniform", "low": 0, "high": 1, "segments": {"length": 4096, "low": 0, "high": 8}}]},
+    {"name": "out", "type": "float32*", "intent": "out", "size": "1"},
+    {"name": "n", "type": "int32", "value": "n"}],
+  "sizes": {"correctness": [{"n": 1}, {"n": 255}, {"n": 1000}, {"n": 65537}, {"n": 1000003}],
+            "benchmark": {"n": 4194304}},
+  "tolerance": {"rtol": 1e-4, "atol": 1e-5}, "benchmark_tolerance": {"rtol": 1e-3, "atol": 1e-5},
+  "memory": "host"
+})json";
+
+const std::string kVectorAddTask = R"json({
+  "name": "vector_add", "entry": "vector_add", "signature": "extern \"C\" void vector_add(const float *a, const float *b, float *c, int n)",
+  "args": [
+    {"name": "a", "type": "float32*", "intent": "in", "size": "n", "init": {"dist": "uniform", "low": -1, "high": 1}},
+    {"name": "b", "type": "float32*", "intent": "in", "size": "n", "init": {"dist": "normal", "mean": 0, "stddev": 2}},
+    {"name": "c", "type": "float32*", "intent": "out", "size": "n"},
+    {"name": "n", "type": "int32", "value": "n"}],
+  "sizes": {"correctness": [{"n": 1}, {"n": 1000}, {"n": 4097}, {"n": 65537}], "benchmark": {"n": 524288}},
+  "memory": "host"
+})json";
+
 struct Judged {
   std::vector<json::object> results;
   const json::object &operator[](std::size_t i) const { return results.at(i); }
@@ -187,9 +213,13 @@ TEST(Judge, FailingOnPurposeIsTheCandidatesVerdict) { // class 9
 }
 
 TEST(Judge, AnswersHardCodedForTheDefaultSeedFailOnFreshSeeds) { // class 10
-  // The control: with the fixed seed 1 the hard-coded answers pass.
+  // With the fixed seed 1 the hard-coded correctness answers pass (the
+  // control), and the timed calls' inputs, drawn from the judge's own
+  // entropy, are not seed 1's.
   const auto fixed = scale({CUDAPERF_HOSTILE_SEED_ONE});
-  EXPECT_EQ(statusOf(fixed[0]), "ok") << json::serialize(fixed[0]);
+  EXPECT_EQ(statusOf(fixed[0]), "wrong_answer") << json::serialize(fixed[0]);
+  EXPECT_EQ(fixed[0].at("correctness").at("passed").as_int64(), 4) << json::serialize(fixed[0]);
+  EXPECT_NE(reasonsOf(fixed[0]).find("timed call 0"), std::string::npos) << reasonsOf(fixed[0]);
   const auto fresh = scale({CUDAPERF_HOSTILE_SEED_ONE}, true);
   EXPECT_EQ(statusOf(fresh[0]), "wrong_answer") << json::serialize(fresh[0]);
   EXPECT_NE(fresh[0].at("replay").at("seed").to_number<std::uint64_t>(), 1u);
@@ -264,4 +294,35 @@ TEST(Judge, TheReferencesFolderIsHiddenFromTheWorker) {
   std::filesystem::remove_all(probe.parent_path());
   EXPECT_NE(errorOf(exposed[0]).find("status 42"), std::string::npos) << json::serialize(exposed[0]); // control
   EXPECT_EQ(errorOf(hidden).find("status 42"), std::string::npos) << json::serialize(hidden);
+}
+
+TEST(Judge, ARecoveredSeedPredictsNoTimedCall) { // class 10, the review's seed recovery
+  const auto r = judge(kSumReductionTask, "sum_reduction", CUDAPERF_SUM_REDUCTION_REFERENCE,
+                       {CUDAPERF_HOSTILE_SEED_RECOVERY, CUDAPERF_SUM_REDUCTION_REFERENCE}, true);
+  ASSERT_EQ(statusOf(r[1]), "ok") << json::serialize(r[1]);
+  // Honest or wrong, but never the speed of a precomputed answer.
+  if (statusOf(r[0]) == "ok")
+    EXPECT_GT(r[0].at("timing").at("median_ms").as_double(), 0.5 * r[1].at("timing").at("median_ms").as_double())
+        << json::serialize(r[0]);
+}
+
+TEST(Judge, AForgedLoadedFromAConstructorIsTheCandidatesVerdict) { // class 9, the review's
+  const auto r =
+      judge(kSumReductionTask, "sum_reduction", CUDAPERF_SUM_REDUCTION_REFERENCE, {CUDAPERF_HOSTILE_FORGED_LOADED});
+  EXPECT_EQ(statusOf(r[0]), "rejected") << json::serialize(r[0]);
+}
+
+TEST(Judge, AWorkerThatWouldLingerIsKilledBeforeTheNextCandidateMapsTheBuffers) { // class 12, the review's
+  const auto r =
+      judge(kVectorAddTask, "vector_add", CUDAPERF_VECTOR_ADD_REFERENCE,
+            {CUDAPERF_HOSTILE_LINGER_SABOTAGE, CUDAPERF_VECTOR_ADD_REFERENCE, CUDAPERF_VECTOR_ADD_REFERENCE});
+  EXPECT_EQ(statusOf(r[1]), "ok") << json::serialize(r[1]);
+  EXPECT_EQ(statusOf(r[2]), "ok") << json::serialize(r[2]);
+}
+
+TEST(Judge, WorkAfterReturnedFindsTheWorkerStopped) { // class 7, the review's
+  const auto r = judge(kVectorAddTask, "vector_add", CUDAPERF_VECTOR_ADD_REFERENCE,
+                       {CUDAPERF_HOSTILE_AFTER_RETURN, CUDAPERF_VECTOR_ADD_REFERENCE});
+  EXPECT_EQ(statusOf(r[0]), "wrong_answer") << json::serialize(r[0]);
+  EXPECT_EQ(statusOf(r[1]), "ok") << json::serialize(r[1]);
 }

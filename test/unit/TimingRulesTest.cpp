@@ -2,6 +2,7 @@
 // worker's event time is replaced by the judge's own estimate, work left
 // running after "returned" is charged, a host computation is caught.
 #include "TimingRules.h"
+#include "cudaperf/daemon/InputDraw.h"
 
 #include <gtest/gtest.h>
 
@@ -114,4 +115,10 @@ TEST(TimingRules, TheBaselinesGapsDecideWhetherACandidatesEventTimesAreBelieved)
   const TimedSamples slow = timedSamples({0.65}, {5.0}, {1.0}, reference);
   EXPECT_DOUBLE_EQ(slow.ms[0], 0.65 + 1.0);
   EXPECT_FALSE(gapReference({1, 2}, {0, 0}).known); // too few calls to tell
+}
+
+TEST(InputDraw, SipHashMatchesTheReferenceVector) {
+  // SipHash-2-4, key 00 01 .. 0f, message 00 01 .. 07 (the paper's vector for 8 bytes).
+  EXPECT_EQ(cudaperf::draw::sipHash(0x0706050403020100ull, 0x0f0e0d0c0b0a0908ull, 0x0706050403020100ull),
+            0x93f5f5799a932462ull);
 }

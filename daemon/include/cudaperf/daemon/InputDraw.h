@@ -37,6 +37,12 @@ struct DrawSpec {
   // scaled by one factor per segment, drawn from uniform(segmentLow, segmentHigh) (0: none).
   std::int64_t segmentLength = 0;
   double segmentLow = 1, segmentHigh = 1;
+  // Not 0: the random bits come from SipHash-2-4 keyed by (key, secret), a
+  // pseudo-random function whose key its outputs do not reveal. The judge
+  // draws the timed calls' inputs so, with keys of its own entropy: seeing
+  // some inputs tells a candidate nothing of the rest, nor of the next call's.
+  // 0: SplitMix64 (fast, invertible), where host and GPU must draw alike.
+  std::uint64_t secret = 0;
 };
 
 CUDAPERF_HD bool isFloatingType(StoredType type) {
@@ -105,10 +111,51 @@ CUDAPERF_HD std::uint64_t argumentKey(std::uint64_t stream, std::uint64_t argume
   return mix64(stream + (argument + 1) * 0xD1B54A32D192ED03ull);
 }
 
+CUDAPERF_HD std::uint64_t rotateLeft(std::uint64_t x, int bits) { return (x << bits) | (x >> (64 - bits)); }
+
+CUDAPERF_HD void sipRound(std::uint64_t &v0, std::uint64_t &v1, std::uint64_t &v2, std::uint64_t &v3) {
+  v0 += v1;
+  v1 = rotateLeft(v1, 13) ^ v0;
+  v0 = rotateLeft(v0, 32);
+  v2 += v3;
+  v3 = rotateLeft(v3, 16) ^ v2;
+  v0 += v3;
+  v3 = rotateLeft(v3, 21) ^ v0;
+  v2 += v1;
+  v1 = rotateLeft(v1, 17) ^ v2;
+  v2 = rotateLeft(v2, 32);
+}
+
+// SipHash-2-4 of one 64-bit word under the key (k0, k1).
+CUDAPERF_HD std::uint64_t sipHash(std::uint64_t k0, std::uint64_t k1, std::uint64_t message) {
+  std::uint64_t v0 = k0 ^ 0x736f6d6570736575ull, v1 = k1 ^ 0x646f72616e646f6dull;
+  std::uint64_t v2 = k0 ^ 0x6c7967656e657261ull, v3 = k1 ^ 0x7465646279746573ull;
+  const std::uint64_t length = 8ull << 56;
+  v3 ^= message;
+  sipRound(v0, v1, v2, v3);
+  sipRound(v0, v1, v2, v3);
+  v0 ^= message;
+  v3 ^= length;
+  sipRound(v0, v1, v2, v3);
+  sipRound(v0, v1, v2, v3);
+  v0 ^= length;
+  v2 ^= 0xff;
+  for (int i = 0; i < 4; ++i)
+    sipRound(v0, v1, v2, v3);
+  return v0 ^ v1 ^ v2 ^ v3;
+}
+
 // Uniform in [0, 1) with 53 random bits; `draw` < 128 picks one of the element's numbers.
 CUDAPERF_HD double uniform01(std::uint64_t key, std::uint64_t index, unsigned draw) {
   const std::uint64_t z = mix64(key + ((index << 7) + draw + 1) * kGamma);
   return static_cast<double>(z >> 11) * 0x1.0p-53;
+}
+
+// The same from the distribution's generator (keyed by its secret when it has one).
+CUDAPERF_HD double uniform01(const DrawSpec &spec, std::uint64_t key, std::uint64_t index, unsigned draw) {
+  if (spec.secret == 0)
+    return uniform01(key, index, draw);
+  return static_cast<double>(sipHash(key, spec.secret, (index << 7) + draw) >> 11) * 0x1.0p-53;
 }
 
 // ln(x) for finite x > 0: x = m * 2^e with m in [0.5, 1) read off the bits,
@@ -151,10 +198,10 @@ CUDAPERF_HD double logPositive(double x) {
 
 // A standard normal by Marsaglia's polar method: pairs of draws until one
 // lands inside the unit circle (the chance that 32 tries all miss is 1e-21).
-CUDAPERF_HD double standardNormal(std::uint64_t key, std::uint64_t index) {
+CUDAPERF_HD double standardNormal(const DrawSpec &spec, std::uint64_t key, std::uint64_t index) {
   for (unsigned draw = 0; draw < 64; draw += 2) {
-    const double u = add(mul(2.0, uniform01(key, index, draw)), -1.0);
-    const double v = add(mul(2.0, uniform01(key, index, draw + 1)), -1.0);
+    const double u = add(mul(2.0, uniform01(spec, key, index, draw)), -1.0);
+    const double v = add(mul(2.0, uniform01(spec, key, index, draw + 1)), -1.0);
     const double s = add(mul(u, u), mul(v, v));
     if (s > 0 && s < 1)
       return mul(u, squareRoot(quotient(mul(-2.0, logPositive(s)), s)));
@@ -168,7 +215,7 @@ CUDAPERF_HD std::int64_t ceilToInt(double value) { return static_cast<std::int64
 CUDAPERF_HD std::int64_t randomInteger(const DrawSpec &spec, std::uint64_t key, std::uint64_t index, unsigned draw) {
   const std::int64_t low = ceilToInt(spec.low), high = ceilToInt(spec.high);
   const double range = static_cast<double>(high > low ? high - low : 1);
-  return low + static_cast<std::int64_t>(floorOf(mul(uniform01(key, index, draw), range)));
+  return low + static_cast<std::int64_t>(floorOf(mul(uniform01(spec, key, index, draw), range)));
 }
 
 // The value of element `index` of a buffer drawn from `spec` (every kind but
@@ -178,12 +225,12 @@ CUDAPERF_HD double drawValue(const DrawSpec &spec, std::uint64_t key, std::uint6
   double value = 0;
   switch (spec.kind) {
   case Kind::Uniform:
-    value = add(spec.low, mul(add(spec.high, -spec.low), uniform01(key, index, 0)));
+    value = add(spec.low, mul(add(spec.high, -spec.low), uniform01(spec, key, index, 0)));
     if (!floating)
       value = floorOf(value);
     break;
   case Kind::Normal:
-    value = add(spec.mean, mul(spec.stddev, standardNormal(key, index)));
+    value = add(spec.mean, mul(spec.stddev, standardNormal(spec, key, index)));
     if (!floating)
       value = roundOf(value);
     break;
@@ -200,14 +247,14 @@ CUDAPERF_HD double drawValue(const DrawSpec &spec, std::uint64_t key, std::uint6
   }
   if (spec.segmentLength > 0) {
     const std::uint64_t segment = index / static_cast<std::uint64_t>(spec.segmentLength);
-    const double scale = add(
-        spec.segmentLow, mul(add(spec.segmentHigh, -spec.segmentLow), uniform01(mix64(key ^ 0x5E6E7Eull), segment, 0)));
+    const double scale = add(spec.segmentLow, mul(add(spec.segmentHigh, -spec.segmentLow),
+                                                  uniform01(spec, mix64(key ^ 0x5E6E7Eull), segment, 0)));
     value = mul(value, scale);
     if (!floating)
       value = floorOf(value);
   }
-  if (spec.outlierFraction > 0 && uniform01(key, index, 126) < spec.outlierFraction) {
-    value = add(spec.outlierLow, mul(add(spec.outlierHigh, -spec.outlierLow), uniform01(key, index, 127)));
+  if (spec.outlierFraction > 0 && uniform01(spec, key, index, 126) < spec.outlierFraction) {
+    value = add(spec.outlierLow, mul(add(spec.outlierHigh, -spec.outlierLow), uniform01(spec, key, index, 127)));
     if (!floating)
       value = floorOf(value);
   }

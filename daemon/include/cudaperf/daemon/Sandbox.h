@@ -76,6 +76,7 @@ enum class Outcome {
   OutputLimit,   // wrote more than outputBytes to stdout or stderr
   FileSizeLimit, // tried to write a file past RLIMIT_FSIZE
   StartFailed,   // could not be started (see note), or refused without its isolation
+  Retired,       // killed by its caller once done with it (a judge's worker after its evaluation)
 };
 
 const char *toString(Outcome outcome);

@@ -43,9 +43,7 @@ draw::StoredType storedTypeOf(ElementType type);
 // side that computes the expected outputs and the judge that gives the
 // candidate its inputs draw the same values.
 std::uint64_t testSeed(std::uint64_t seed, std::size_t trial, std::size_t sizeIndex);
-// The stream of timed call `call` (warm-up calls included) at the benchmark
-// size: every call gets inputs of its own.
-std::uint64_t timedCallSeed(std::uint64_t seed, std::size_t call);
+
 // Bytes of the out and inout buffers at one correctness size: the expected
 // outputs of one test, as the trusted side writes them and the harness reads them.
 std::size_t expectedOutputBytes(const TaskSpec &task, std::size_t sizeIndex);
