@@ -205,7 +205,7 @@ json::object LibraryRun::run() {
   if (!trustedStart(failure))
     return failure;
 
-  // Load: the filter first, then the library (its constructors run now).
+  // Load: the library's constructors run now; from here on every failure is its own.
   {
     Message request, reply;
     request.op = Op::Load;
