@@ -3,6 +3,8 @@
 #include <boost/uuid/detail/sha1.hpp>
 
 #include <cstdio>
+#include <fstream>
+#include <sstream>
 
 namespace cudaperf {
 
@@ -23,6 +25,13 @@ std::string contentKey(const std::vector<std::string> &parts) {
     hex += buffer;
   }
   return hex;
+}
+
+std::string fileContents(const std::filesystem::path &path) {
+  std::ifstream stream(path, std::ios::binary);
+  std::ostringstream contents;
+  contents << stream.rdbuf();
+  return contents.str();
 }
 
 } // namespace cudaperf

@@ -256,22 +256,18 @@ public:
       check(cudaGetLastError(), "generating inputs");
       return;
     }
-    // 0, then running sums of the increments: an exclusive scan.
-    std::int64_t *increments = nullptr, *sums = nullptr;
-    check(cudaMalloc(&increments, count * sizeof(std::int64_t)), "cudaMalloc");
-    check(cudaMalloc(&sums, count * sizeof(std::int64_t)), "cudaMalloc");
+    // 0, then running sums of the increments: an exclusive scan, in scratch
+    // kept across calls (every timed call draws its inputs afresh).
+    std::size_t scanBytes = 0;
+    cub::DeviceScan::ExclusiveSum(nullptr, scanBytes, static_cast<std::int64_t *>(nullptr),
+                                  static_cast<std::int64_t *>(nullptr), static_cast<int>(count));
+    std::int64_t *increments = scanScratch(0, count * sizeof(std::int64_t));
+    std::int64_t *sums = scanScratch(1, count * sizeof(std::int64_t));
+    void *scratch = scanScratch(2, scanBytes);
     incrementsKernel<<<blocksFor(count), kThreads>>>(increments, count, spec, key);
-    std::size_t scratchBytes = 0;
-    cub::DeviceScan::ExclusiveSum(nullptr, scratchBytes, increments, sums, static_cast<int>(count));
-    void *scratch = nullptr;
-    check(cudaMalloc(&scratch, std::max<std::size_t>(scratchBytes, 16)), "cudaMalloc");
-    cub::DeviceScan::ExclusiveSum(scratch, scratchBytes, increments, sums, static_cast<int>(count));
+    cub::DeviceScan::ExclusiveSum(scratch, scanBytes, increments, sums, static_cast<int>(count));
     storeSumsKernel<<<blocksFor(count), kThreads>>>(at, sums, count, spec.type);
     check(cudaGetLastError(), "generating offsets");
-    check(cudaDeviceSynchronize(), "generating offsets");
-    cudaFree(scratch);
-    cudaFree(sums);
-    cudaFree(increments);
   }
 
   std::uint64_t countUnlike(const unsigned char *at, std::uint64_t bytes, const unsigned char *other,
@@ -311,6 +307,24 @@ public:
 
 private:
   std::uint64_t roundUp(std::uint64_t bytes) const { return (bytes + granularity_ - 1) / granularity_ * granularity_; }
+  struct Scratch {
+    void *pointer = nullptr;
+    std::size_t bytes = 0;
+  };
+  // Scratch buffer `slot` of the offsets scan, grown to at least `bytes`.
+  std::int64_t *scanScratch(int slot, std::size_t bytes) {
+    Scratch &scratch = scan_[slot];
+    if (scratch.bytes < bytes) {
+      check(cudaDeviceSynchronize(), "generating offsets"); // the old one may still be read
+      cudaFree(scratch.pointer);
+      scratch.pointer = nullptr;
+      scratch.bytes = 0;
+      check(cudaMalloc(&scratch.pointer, std::max<std::size_t>(bytes, 16)), "cudaMalloc");
+      scratch.bytes = std::max<std::size_t>(bytes, 16);
+    }
+    return static_cast<std::int64_t *>(scratch.pointer);
+  }
+  Scratch scan_[3];
   int device_ = 0;
   DriverApi driver_;
   CUmemAllocationProp prop_{};

@@ -57,17 +57,7 @@ public:
   void download(void *host, const unsigned char *from, std::uint64_t bytes) override { std::memcpy(host, from, bytes); }
 
   void generate(unsigned char *at, std::uint64_t count, const draw::DrawSpec &spec, std::uint64_t key) override {
-    const unsigned width = draw::storedBytes(spec.type);
-    if (spec.kind == draw::Kind::Offsets) {
-      std::int64_t running = 0;
-      for (std::uint64_t i = 0; i < count; ++i) {
-        draw::storeElement(at + i * width, spec.type, static_cast<double>(running));
-        running += draw::randomInteger(spec, key, i, 0);
-      }
-      return;
-    }
-    for (std::uint64_t i = 0; i < count; ++i)
-      draw::storeElement(at + i * width, spec.type, draw::drawValue(spec, key, i));
+    draw::drawIntoHost(at, count, spec, key);
   }
 
   std::uint64_t countUnlike(const unsigned char *at, std::uint64_t bytes, const unsigned char *other,

@@ -73,7 +73,6 @@ struct TrustedLibrary {
 struct Request {
   EvaluationRequest evaluation;
   std::string nonce, baseline, reference;
-  double requestedWall = 120;
 };
 
 class Judge {
@@ -351,7 +350,7 @@ Request requestFromJson(const json::object &object) {
   if (const auto *skip = object.if_contains("skip_timing"); skip && skip->is_bool())
     e.skipTiming = skip->get_bool();
   if (e.task.args.size() > kMaxEntryArguments)
-    throw BadRequest("the task has more than 12 arguments");
+    throw BadRequest("the task has more than " + std::to_string(kMaxEntryArguments) + " arguments");
   return request;
 }
 

@@ -10,6 +10,8 @@ namespace cudaperf::judge {
 
 namespace json = boost::json;
 
+static_assert(worker::kMaxBuffers == kMaxEntryArguments, "a Call message carries every argument of an entry");
+
 namespace {
 
 bool isOutput(const ArgumentSpec &spec) { return spec.pointer && spec.intent != Intent::In; }

@@ -138,13 +138,4 @@ inline bool receiveMessage(int socket, Message &message, std::vector<int> *descr
   return true;
 }
 
-// What a worker printed, safe to put into a JSON answer.
-inline std::string printable(const std::string &text) {
-  std::string safe = text;
-  for (char &c : safe)
-    if (c != '\n' && (c < 0x20 || c > 0x7e))
-      c = '?';
-  return safe;
-}
-
 } // namespace cudaperf::worker

@@ -157,29 +157,23 @@ void WorkerSession::retire() {
 }
 
 json::object WorkerSession::account(bool waitForEnd) {
-  if (!waitForEnd && process_) {
-    const sandbox::Result &now = process_->account();
-    const std::string &err = now.stderrText;
-    return {{"outcome", "retired"}, // ended by the judge after its evaluation
-            {"network_isolated", now.networkIsolated},
-            {"processes_isolated", now.processesIsolated},
-            {"filesystem_isolated", now.filesystemIsolated},
-            {"privileges_dropped", now.privilegesDropped},
-            {"note", now.note},
-            {"stderr_tail", worker::printable(err.substr(err.size() > 2000 ? err.size() - 2000 : 0))}};
+  // A retiring worker: as far as it is known now (it was ended by the judge
+  // after its evaluation); otherwise once its whole tree is gone.
+  const bool retiring = !waitForEnd && process_;
+  const sandbox::Result &run = retiring ? process_->account() : finish();
+  json::object account{{"outcome", retiring ? "retired" : sandbox::toString(run.outcome)}};
+  if (!retiring) {
+    account["exit_code"] = run.exitCode;
+    account["signal"] = run.signal;
+    account["wall_seconds"] = run.wallSeconds;
   }
-  const sandbox::Result &run = finish();
-  const std::string &err = run.stderrText;
-  return {{"outcome", sandbox::toString(run.outcome)},
-          {"exit_code", run.exitCode},
-          {"signal", run.signal},
-          {"wall_seconds", run.wallSeconds},
-          {"network_isolated", run.networkIsolated},
-          {"processes_isolated", run.processesIsolated},
-          {"filesystem_isolated", run.filesystemIsolated},
-          {"privileges_dropped", run.privilegesDropped},
-          {"note", run.note},
-          {"stderr_tail", worker::printable(err.substr(err.size() > 2000 ? err.size() - 2000 : 0))}};
+  account["network_isolated"] = run.networkIsolated;
+  account["processes_isolated"] = run.processesIsolated;
+  account["filesystem_isolated"] = run.filesystemIsolated;
+  account["privileges_dropped"] = run.privilegesDropped;
+  account["note"] = run.note;
+  account["stderr_tail"] = sandbox::printableTail(run.stderrText, 2000);
+  return account;
 }
 
 } // namespace cudaperf::judge

@@ -1,5 +1,6 @@
 #include "cudaperf/daemon/Api.h"
 
+#include "cudaperf/contracts/ContentKey.h"
 #include "cudaperf/contracts/GroupRewards.h"
 
 #include <boost/asio/post.hpp>
@@ -164,13 +165,6 @@ json::object taskSummary(const TaskSpec &task) {
           {"allowed_libraries", libraries}};
 }
 
-std::string readFile(const std::filesystem::path &path) {
-  std::ifstream stream(path);
-  std::stringstream text;
-  text << stream.rdbuf();
-  return text.str();
-}
-
 // The endpoint label for metrics: the route, not the raw path.
 std::string endpointOf(std::string_view target) {
   for (const char *route :
@@ -268,7 +262,7 @@ void Api::handle(HttpRequest &&request, Respond respond) {
       }
       json::object answer = taskSummary(*task);
       answer["task_json"] = json::parse(catalog_.taskJson(name));
-      answer["reference_c"] = readFile(task->reference); // the C->CUDA prompt's input
+      answer["reference_c"] = fileContents(task->reference); // the C->CUDA prompt's input
       counted(jsonResponse(request, http::status::ok, answer));
       return;
     }

@@ -1,5 +1,6 @@
 #include "cudaperf/daemon/Evaluator.h"
 
+#include "cudaperf/contracts/ContentKey.h"
 #include "cudaperf/contracts/ReportJson.h"
 
 #include <boost/asio/post.hpp>
@@ -131,13 +132,6 @@ std::filesystem::path besideThisProgram(const std::filesystem::path &configured,
   return std::filesystem::read_symlink("/proc/self/exe", error).parent_path() / name;
 }
 
-std::string fileBytes(const std::filesystem::path &path) {
-  std::ifstream file(path, std::ios::binary);
-  std::stringstream contents;
-  contents << file.rdbuf();
-  return contents.str();
-}
-
 // A seed nobody can predict, fresh for every evaluation.
 std::uint64_t freshSeed() {
   static std::random_device entropy;
@@ -245,7 +239,7 @@ Evaluator::Evaluator(DaemonConfig config, EvaluationStore &store, TaskCatalog &c
   std::error_code noLink;
   const auto self = std::filesystem::read_symlink("/proc/self/exe", noLink);
   for (const auto &binary : {self, judge, worker, analysisServer})
-    build.push_back(binary.filename().string() + " " + contentKey({fileBytes(binary)}));
+    build.push_back(binary.filename().string() + " " + contentKey({fileContents(binary)}));
   for (const auto &arg : config_.analysisArgs)
     build.push_back("analysis " + arg);
   buildId_ = contentKey(build);

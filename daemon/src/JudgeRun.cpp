@@ -10,18 +10,6 @@ namespace cudaperf {
 
 namespace json = boost::json;
 
-namespace {
-
-// What the judge printed (a hostile worker's bytes may be in it), safe for JSON.
-std::string printable(std::string text) {
-  for (char &c : text)
-    if (c != '\n' && (c < 0x20 || c > 0x7e))
-      c = '?';
-  return text;
-}
-
-} // namespace
-
 int JudgeJob::effectiveTrials() const {
   return trials > 0 ? trials : std::max<int>(2, static_cast<int>(distributionCount(*task)));
 }
@@ -36,9 +24,9 @@ json::object verdictWithoutAnswer(const sandbox::Result &run, double wallSeconds
   text << " after " << run.wallSeconds << " s, limit " << wallSeconds << " s per evaluation)";
   if (!run.note.empty())
     text << ": " << run.note;
-  std::string tail = run.stderrText.substr(run.stderrText.size() > 800 ? run.stderrText.size() - 800 : 0);
-  if (!tail.empty())
-    text << "; its last words: " << printable(tail);
+  // What the judge printed (a hostile worker's bytes may be in it).
+  if (!run.stderrText.empty())
+    text << "; its last words: " << sandbox::printableTail(run.stderrText, 800);
   return {{"status", "harness_error"}, {"error", text.str()}};
 }
 
@@ -126,8 +114,7 @@ json::object describe(const sandbox::Result &run) {
   return {{"outcome", sandbox::toString(run.outcome)},
           {"exit_code", run.exitCode},
           {"wall_seconds", run.wallSeconds},
-          {"stderr_tail",
-           printable(run.stderrText.substr(run.stderrText.size() > 2000 ? run.stderrText.size() - 2000 : 0))}};
+          {"stderr_tail", sandbox::printableTail(run.stderrText, 2000)}};
 }
 
 } // namespace

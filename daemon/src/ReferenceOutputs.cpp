@@ -1,5 +1,7 @@
 #include "cudaperf/daemon/ReferenceOutputs.h"
 
+#include "TimingRules.h"
+#include "cudaperf/contracts/ContentKey.h"
 #include "cudaperf/daemon/CandidateCompiler.h"
 #include "cudaperf/daemon/EntryCall.h"
 
@@ -19,13 +21,6 @@ namespace {
 
 constexpr const char *kFormat = "reference-outputs-v2"; // v2: counter-based inputs (InputDraw.h)
 constexpr std::uint64_t kCpuBaselineSeed = 0xC0FFEE;
-
-std::string readFile(const std::filesystem::path &path) {
-  std::ifstream stream(path, std::ios::binary);
-  std::stringstream contents;
-  contents << stream.rdbuf();
-  return contents.str();
-}
 
 // Written whole or not at all, readable by its owner only (the sandboxed
 // harness runs as another user).
@@ -49,12 +44,6 @@ bool allElementsEqual(const HostBuffer &buffer) {
     if (std::memcmp(buffer.bytes.data(), buffer.bytes.data() + i * width, width) != 0)
       return false;
   return true;
-}
-
-double median(std::vector<double> values) {
-  std::sort(values.begin(), values.end());
-  const std::size_t mid = values.size() / 2;
-  return values.size() % 2 ? values[mid] : (values[mid - 1] + values[mid]) / 2;
 }
 
 struct ReferenceLibrary {
@@ -111,7 +100,7 @@ std::string degenerateOutput(const TaskSpec &task, const std::vector<std::vector
 
 double ReferenceOutputs::cpuBaselineMs(const TaskSpec &task, const std::string &taskJson,
                                        const std::filesystem::path &referenceLibrary) {
-  const std::string key = contentKey({kFormat, "cpu-baseline", taskJson, readFile(referenceLibrary)});
+  const std::string key = contentKey({kFormat, "cpu-baseline", taskJson, fileContents(referenceLibrary)});
   std::lock_guard computing(keyMutex(key));
   {
     std::lock_guard lock(mutex_);
@@ -120,7 +109,7 @@ double ReferenceOutputs::cpuBaselineMs(const TaskSpec &task, const std::string &
   }
   const std::filesystem::path cpuFile = cacheDirectory_ / (task.name + "-" + key + ".cpu_ms");
   if (!cacheDirectory_.empty() && std::filesystem::exists(cpuFile)) {
-    const double ms = std::stod(readFile(cpuFile));
+    const double ms = std::stod(fileContents(cpuFile));
     std::lock_guard lock(mutex_);
     return cpuBaselines_[key] = ms;
   }
@@ -138,7 +127,7 @@ double ReferenceOutputs::cpuBaselineMs(const TaskSpec &task, const std::string &
     runs.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
     spentMs += runs.back();
   }
-  const double ms = median(runs);
+  const double ms = judge::median(runs);
   if (!cacheDirectory_.empty()) {
     std::ostringstream text;
     text.precision(17);
@@ -154,7 +143,7 @@ ReferenceData ReferenceOutputs::compute(const TaskSpec &task, const std::string 
                                         const std::filesystem::path &referenceLibrary, std::uint64_t seed,
                                         std::size_t trials, bool measureCpuBaseline, bool cacheExpected) {
   const std::string key =
-      contentKey({kFormat, taskJson, readFile(referenceLibrary), std::to_string(seed), std::to_string(trials)});
+      contentKey({kFormat, taskJson, fileContents(referenceLibrary), std::to_string(seed), std::to_string(trials)});
   ReferenceData data;
   const auto began = std::chrono::steady_clock::now();
   if (measureCpuBaseline)
@@ -178,7 +167,7 @@ ReferenceData ReferenceOutputs::compute(const TaskSpec &task, const std::string 
   if (cacheExpected && !cacheDirectory_.empty()) {
     std::lock_guard lock(mutex_);
     if (std::filesystem::exists(blobFile)) {
-      data.expectedBlob = readFile(blobFile);
+      data.expectedBlob = fileContents(blobFile);
       if (data.expectedBlob.size() == expectedBlobBytes(task, trials)) {
         data.fromCache = true;
         return data;

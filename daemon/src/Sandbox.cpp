@@ -579,6 +579,14 @@ const char *toString(Outcome outcome) {
   return "start_failed";
 }
 
+std::string printableTail(const std::string &text, std::size_t bytes) {
+  std::string tail = text.substr(text.size() > bytes ? text.size() - bytes : 0);
+  for (char &c : tail)
+    if (c != '\n' && (c < 0x20 || c > 0x7e))
+      c = '?';
+  return tail;
+}
+
 std::vector<std::string> systemRootView() {
   return {"/usr",
           "/bin",

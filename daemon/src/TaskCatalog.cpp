@@ -1,22 +1,9 @@
 #include "cudaperf/daemon/TaskCatalog.h"
 
+#include "cudaperf/contracts/ContentKey.h"
 #include "cudaperf/daemon/Sandbox.h"
 
-#include <fstream>
-#include <sstream>
-
 namespace cudaperf {
-
-namespace {
-
-std::string readFile(const std::filesystem::path &path) {
-  std::ifstream stream(path, std::ios::binary);
-  std::stringstream contents;
-  contents << stream.rdbuf();
-  return contents.str();
-}
-
-} // namespace
 
 TaskCatalog::TaskCatalog(const std::filesystem::path &tasksDir, const std::filesystem::path &cacheDir,
                          CandidateCompiler &compiler)
@@ -24,7 +11,7 @@ TaskCatalog::TaskCatalog(const std::filesystem::path &tasksDir, const std::files
   std::filesystem::create_directories(cacheDir_);
   std::filesystem::permissions(cacheDir_, std::filesystem::perms::owner_all); // the sandbox user must not read them
   for (const auto &task : tasks_)
-    json_[task.name] = readFile(task.directory / "task.json");
+    json_[task.name] = fileContents(task.directory / "task.json");
 }
 
 const TaskSpec *TaskCatalog::find(const std::string &name) const {
@@ -46,7 +33,7 @@ PreparedTask TaskCatalog::prepare(const std::string &name) {
   }
   prepared.taskJson = json_.at(name);
   // The reference is the task author's code, compiled outside the candidate's reach.
-  const std::string referenceSource = readFile(prepared.spec->reference);
+  const std::string referenceSource = fileContents(prepared.spec->reference);
   prepared.reference = cacheDir_ / (name + "-" + contentKey({"cc -O2 -shared -fPIC", referenceSource}) + ".so");
   if (!std::filesystem::exists(prepared.reference)) {
     sandbox::Request request;
@@ -69,7 +56,7 @@ PreparedTask TaskCatalog::prepare(const std::string &name) {
     }
   }
   if (prepared.spec->baseline) {
-    const auto compiled = compiler_.compile(readFile(*prepared.spec->baseline), prepared.spec->allowedLibraries);
+    const auto compiled = compiler_.compile(fileContents(*prepared.spec->baseline), prepared.spec->allowedLibraries);
     if (compiled.ok)
       prepared.baseline = compiled.library;
     else

@@ -50,7 +50,6 @@ std::uint64_t testSeed(std::uint64_t seed, std::size_t trial, std::size_t sizeIn
   return draw::streamKey(seed, (static_cast<std::uint64_t>(trial) << 20) + sizeIndex);
 }
 
-
 std::uint64_t benchmarkSeed(std::uint64_t seed) { return draw::streamKey(seed, 1ull << 41); }
 
 std::size_t expectedOutputBytes(const TaskSpec &task, std::size_t sizeIndex) {
@@ -86,20 +85,8 @@ std::vector<ArgumentData> generateArguments(const TaskSpec &task, const SizeBind
     buffer.count = static_cast<std::size_t>(evaluateSizeExpression(spec.size, sizes));
     const std::size_t width = elementBytes(spec.type);
     buffer.bytes.assign(buffer.count * width, 0xff);
-    if (spec.intent != Intent::Out) {
-      const draw::DrawSpec d = drawSpecFor(spec, trial);
-      const std::uint64_t key = draw::argumentKey(stream, a);
-      if (d.kind == draw::Kind::Offsets) {
-        std::int64_t running = 0; // 0, then running sums of the increments
-        for (std::size_t i = 0; i < buffer.count; ++i) {
-          draw::storeElement(buffer.bytes.data() + i * width, d.type, static_cast<double>(running));
-          running += draw::randomInteger(d, key, i, 0);
-        }
-      } else {
-        for (std::size_t i = 0; i < buffer.count; ++i)
-          draw::storeElement(buffer.bytes.data() + i * width, d.type, draw::drawValue(d, key, i));
-      }
-    }
+    if (spec.intent != Intent::Out)
+      draw::drawIntoHost(buffer.bytes.data(), buffer.count, drawSpecFor(spec, trial), draw::argumentKey(stream, a));
     arguments.push_back(std::move(data));
   }
   return arguments;

@@ -7,8 +7,10 @@
 #include <linux/filter.h>
 #include <linux/seccomp.h>
 #include <sched.h>
+#include <string>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
+#include <unistd.h>
 #include <vector>
 
 namespace cudaperf {
@@ -103,7 +105,13 @@ std::string installCandidateFilter() {
   sock_fprog filter{static_cast<unsigned short>(program.size()), program.data()};
   if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
     return std::string("PR_SET_NO_NEW_PRIVS: ") + std::strerror(errno);
-  if (prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &filter) != 0)
+  // On every thread, not only this one: the CUDA driver's and CUPTI's
+  // threads started before the filter, and a candidate that diverts one of
+  // them (it can write their code and stacks) would run unfiltered.
+  const long failed = syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_TSYNC, &filter);
+  if (failed > 0)
+    return "seccomp filter: thread " + std::to_string(failed) + " could not take it";
+  if (failed != 0)
     return std::string("seccomp filter: ") + std::strerror(errno);
   return "";
 }

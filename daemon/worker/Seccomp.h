@@ -3,7 +3,8 @@
 // the candidate may start threads, but not processes, programs, sockets,
 // debuggers of other processes, new namespaces or io_uring (whose
 // operations a filter cannot see). Denied calls fail with EPERM (clone3
-// with ENOSYS, so the C library falls back to clone for its threads).
+// with ENOSYS, so the C library falls back to clone for its threads). It
+// binds every thread of the process, those started before it too.
 #pragma once
 
 #include <string>

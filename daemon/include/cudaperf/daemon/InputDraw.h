@@ -386,6 +386,23 @@ CUDAPERF_HD void storeElement(unsigned char *at, StoredType type, double value) 
   }
 }
 
+// A buffer of `count` elements drawn on the host, as the judge's kernels
+// draw it on the GPU: offsets are 0 and then the running sums of their
+// increments (the GPU's exclusive scan).
+inline void drawIntoHost(unsigned char *at, std::uint64_t count, const DrawSpec &spec, std::uint64_t key) {
+  const unsigned width = storedBytes(spec.type);
+  if (spec.kind == Kind::Offsets) {
+    std::int64_t running = 0;
+    for (std::uint64_t i = 0; i < count; ++i) {
+      storeElement(at + i * width, spec.type, static_cast<double>(running));
+      running += randomInteger(spec, key, i, 0);
+    }
+    return;
+  }
+  for (std::uint64_t i = 0; i < count; ++i)
+    storeElement(at + i * width, spec.type, drawValue(spec, key, i));
+}
+
 CUDAPERF_HD double loadElement(const unsigned char *at, StoredType type) {
   switch (type) {
   case StoredType::Float32: {

@@ -97,6 +97,10 @@ struct Result {
   bool succeeded() const { return outcome == Outcome::Exited && exitCode == 0; }
 };
 
+// The last `bytes` of what a sandboxed program printed, printable ASCII and
+// newlines only: it goes into JSON answers, and a hostile program chose it.
+std::string printableTail(const std::string &text, std::size_t bytes);
+
 // Blocks until the program and everything it started are gone.
 Result run(const Request &request, const Limits &limits);
 
