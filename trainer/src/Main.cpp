@@ -1,8 +1,10 @@
-// cudaperf-train: the offline pairwise ranker behind the structural reward.
+// cudaperf-train: the offline pairwise ranker behind the structural reward,
+// and the policy model (generate, tokenize, logits, sample-check).
 #include "cudaperf/trainer/Commands.h"
 
 #include <exception>
 #include <iostream>
+#include <string>
 
 namespace {
 
@@ -11,7 +13,15 @@ constexpr const char *kUsage =
     "                           [--pairs quartile|all] [--hidden 32,32|none] [--activation relu|tanh]\n"
     "                           [--transform log|none] [--epochs N] [--patience N] [--lr X]\n"
     "                           [--weight-decay X] [--seed S] [--folds K] [--repeats R] [--tie-ratio X]\n"
-    "       cudaperf-train score --ranker ranker.json < features.jsonl\n";
+    "       cudaperf-train score --ranker ranker.json < features.jsonl\n"
+    "       cudaperf-train generate --model DIR --prompt TEXT [--max-new-tokens N] [--temperature T]\n"
+    "                           [--top-p P] [--top-k K] [--seed S] [--device cpu|cuda] [--dtype f32|bf16|f16]\n"
+    "                           [--chat] [--ids] [--ignore-eos] [--no-cuda-graph]\n"
+    "       cudaperf-train tokenize --model DIR < text\n"
+    "       cudaperf-train logits --model DIR --ids FILE.json --out FILE.safetensors [--device D] [--dtype T]\n"
+    "       cudaperf-train sample-check --model DIR --prompts FILE.json [--group G] [--max-new-tokens N]\n"
+    "                           [--temperature T] [--top-p P] [--top-k K] [--seed S] [--device D] [--dtype T]\n"
+    "                           [--ignore-eos] [--no-cuda-graph] [--no-recompute] [--completions-out FILE]\n";
 
 } // namespace
 
@@ -27,10 +37,20 @@ int main(int argc, char **argv) {
       return cudaperf::rankCommand(rest);
     if (args[0] == "score")
       return cudaperf::scoreCommand(rest);
+    if (args[0] == "generate")
+      return cudaperf::generateCommand(rest);
+    if (args[0] == "tokenize")
+      return cudaperf::tokenizeCommand(rest);
+    if (args[0] == "logits")
+      return cudaperf::logitsCommand(rest);
+    if (args[0] == "sample-check")
+      return cudaperf::sampleCheckCommand(rest);
     std::cerr << "cudaperf-train: unknown command '" << args[0] << "'\n" << kUsage;
     return 2;
   } catch (const std::exception &error) {
-    std::cerr << "cudaperf-train " << args[0] << ": " << error.what() << "\n";
+    // One line: LibTorch's errors carry a backtrace after the first.
+    const std::string message = error.what();
+    std::cerr << "cudaperf-train " << args[0] << ": " << message.substr(0, message.find('\n')) << "\n";
     return 2;
   }
 }

@@ -3,6 +3,8 @@
 // under an exported ranker, to check the daemon's plain C++ against.
 #include "cudaperf/trainer/Commands.h"
 
+#include "cudaperf/trainer/CommandFlags.h"
+
 #include "cudaperf/trainer/RankValidation.h"
 
 #include <boost/json.hpp>
@@ -19,35 +21,6 @@ namespace json = boost::json;
 namespace cudaperf {
 
 namespace {
-
-using Flags = std::map<std::string, std::string>;
-
-Flags parseFlags(const std::vector<std::string> &args, const std::vector<std::string> &known) {
-  Flags flags;
-  for (std::size_t i = 0; i < args.size(); ++i) {
-    const std::string &flag = args[i];
-    if (flag.rfind("--", 0) != 0 || std::find(known.begin(), known.end(), flag.substr(2)) == known.end())
-      throw std::invalid_argument("unknown argument '" + flag + "'");
-    if (i + 1 >= args.size())
-      throw std::invalid_argument(flag + " needs a value");
-    flags[flag.substr(2)] = args[++i];
-  }
-  return flags;
-}
-
-double numberFlag(const Flags &flags, const std::string &name, double fallback) {
-  const auto found = flags.find(name);
-  if (found == flags.end())
-    return fallback;
-  try {
-    std::size_t used = 0;
-    const double value = std::stod(found->second, &used);
-    if (used == found->second.size())
-      return value;
-  } catch (const std::exception &) {
-  }
-  throw std::invalid_argument("--" + name + ": expected a number, got '" + found->second + "'");
-}
 
 std::vector<int> hiddenWidths(const std::string &text) {
   std::vector<int> widths;

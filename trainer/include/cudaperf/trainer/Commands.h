@@ -9,5 +9,9 @@ namespace cudaperf {
 
 int rankCommand(const std::vector<std::string> &args);
 int scoreCommand(const std::vector<std::string> &args);
+int generateCommand(const std::vector<std::string> &args);
+int tokenizeCommand(const std::vector<std::string> &args);
+int logitsCommand(const std::vector<std::string> &args);
+int sampleCheckCommand(const std::vector<std::string> &args);
 
 } // namespace cudaperf

@@ -1,0 +1,89 @@
+// The policy: a decoder-only transformer in LibTorch with the Llama, Qwen2
+// (q/k/v biases) and Qwen3 (q/k RMSNorm) architectures: RMSNorm, rotary
+// embeddings (the config's theta and rope scaling), grouped-query attention,
+// SwiGLU MLP, tied or untied embeddings; f32, bf16 or f16. Loads a Hugging
+// Face folder (config.json + model.safetensors or a sharded index) and saves
+// one with our writer. Its logits follow transformers' on the same weights.
+#pragma once
+
+#include "cudaperf/trainer/ModelConfig.h"
+
+#include <torch/torch.h>
+
+#include <string>
+#include <vector>
+
+namespace cudaperf::trainer {
+
+// Keys and values of every layer, preallocated for the longest sequence:
+// [batch, kv heads, capacity, head dim] each. Slot j of a row holds the token
+// of that row at step j (prompts left-padded, so one slot index per step).
+struct KvCache {
+  std::vector<torch::Tensor> keys, values;
+  std::int64_t capacity = 0;
+  std::int64_t batch() const { return keys.empty() ? 0 : keys[0].size(0); }
+};
+
+// Which keys a query may see: padding never, later slots never.
+struct AttentionWindow {
+  // [batch] int64: slots before it are the row's left padding.
+  torch::Tensor firstSlot;
+};
+
+class PolicyModel {
+public:
+  // Throws std::runtime_error naming the file and, where it applies, the tensor.
+  static PolicyModel load(const std::string &folder, torch::Device device, torch::Dtype dtype);
+  // Random weights (normal, std 0.02; norms 1), for tests and benchmarks.
+  static PolicyModel random(const ModelConfig &config, torch::Device device, torch::Dtype dtype, std::uint64_t seed);
+  // config.json and model.safetensors with transformers' tensor names.
+  void save(const std::string &folder) const;
+
+  const ModelConfig &config() const { return config_; }
+  torch::Device device() const { return device_; }
+  torch::Dtype dtype() const { return dtype_; }
+  std::vector<torch::Tensor> parameters() const;
+  std::int64_t parameterCount() const;
+
+  KvCache makeCache(std::int64_t batch, std::int64_t capacity) const;
+
+  // Full forward over ids [batch, T] (left-padded: the first firstSlot[b]
+  // columns of row b are padding), no cache: logits [batch, T, vocab] in f32.
+  // The trainer's path for log-probs.
+  torch::Tensor forward(const torch::Tensor &ids, const torch::Tensor &firstSlot) const;
+  // Prompt into the cache: ids [batch, T] written to slots [0, T); logits of
+  // the last column [batch, vocab] in f32.
+  torch::Tensor prefill(const torch::Tensor &ids, const torch::Tensor &firstSlot, KvCache &cache) const;
+  // One token per row at slot `slot` (a one-element int64 device tensor, so
+  // that a captured CUDA graph can advance it): ids [batch]; logits [batch, vocab] f32.
+  torch::Tensor decode(const torch::Tensor &ids, const torch::Tensor &slot, const torch::Tensor &firstSlot,
+                       KvCache &cache) const;
+
+private:
+  struct Layer {
+    torch::Tensor inputNorm, qkv, qkvBias, output, outputBias, qNorm, kNorm, postNorm, gateUp, gateUpBias, down,
+        downBias;
+  };
+  PolicyModel(ModelConfig config, torch::Device device, torch::Dtype dtype);
+  void buildRotary();
+  torch::Tensor rmsNorm(const torch::Tensor &x, const torch::Tensor &weight) const;
+  torch::Tensor rotate(const torch::Tensor &x, const torch::Tensor &cos, const torch::Tensor &sin) const;
+  // hidden [B, T, H]; positions [B, T]; keys/values [B, kvH, S, D] already holding this step's;
+  // mask [B, 1, T, S] bool (true: may attend).
+  torch::Tensor layerForward(const Layer &layer, const torch::Tensor &hidden, const torch::Tensor &positions,
+                             const torch::Tensor &mask, KvCache *cache, std::int64_t layerIndex,
+                             const torch::Tensor *slots, std::int64_t keyLength) const;
+  torch::Tensor logits(const torch::Tensor &hidden) const;
+
+  ModelConfig config_;
+  torch::Device device_;
+  torch::Dtype dtype_;
+  torch::Tensor embed_, finalNorm_, lmHead_; // lmHead_ is embed_ when tied
+  std::vector<Layer> layers_;
+  torch::Tensor cosTable_, sinTable_; // [maxPositions, headDim] f32
+};
+
+// Positions of a left-padded batch: 0 at each row's first real token.
+torch::Tensor positionsFor(const torch::Tensor &firstSlot, std::int64_t begin, std::int64_t length);
+
+} // namespace cudaperf::trainer

@@ -1,0 +1,72 @@
+// Batched generation of G completions per prompt with a preallocated KV
+// cache: temperature, top-k, top-p, max new tokens, stop on EOS ids and stop
+// strings. Returns token ids, the log-prob of each token under the
+// distribution it was actually drawn from, and text. On CUDA the decode step
+// is one captured CUDA graph (no host work per token).
+//
+// The sampling distribution has one definition, samplingLogProbs, used by the
+// sampler and by the trainer's recomputation (completionLogProbs): logits /
+// temperature; top-k keeps the logits >= the k-th largest; top-p keeps, in
+// descending order, each token whose preceding mass is < p; the kept ones
+// renormalised. Temperature 0 is greedy (argmax, log-prob 0).
+#pragma once
+
+#include "cudaperf/trainer/PolicyModel.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace cudaperf::trainer {
+
+class Tokenizer;
+
+struct SamplingOptions {
+  double temperature = 1.0; // 0: greedy
+  double topP = 1.0;        // 1: off
+  std::int64_t topK = 0;    // 0: off
+  std::int64_t maxNewTokens = 256;
+  std::vector<std::int64_t> stopIds;    // EOS and the like: the token is kept, nothing after it
+  std::vector<std::string> stopStrings; // needs a tokenizer; the text is cut after the string
+  std::uint64_t seed = 0;
+  bool cudaGraph = true; // on CUDA: capture the decode step once, replay it per token
+  std::int64_t padId = 0;
+};
+
+struct Completion {
+  std::vector<std::int64_t> ids;
+  std::vector<float> logProbs; // one per id
+  std::string text;            // with a tokenizer
+  std::string finish;          // "stop_id", "stop_string" or "length"
+};
+
+struct GenerationResult {
+  // completions[p * G + g]: the g-th completion of prompt p
+  std::vector<Completion> completions;
+  double prefillSeconds = 0, decodeSeconds = 0;
+  std::int64_t decodeSteps = 0;
+  bool usedCudaGraph = false;
+};
+
+// [..., vocab] f32 logits -> log-probs of the sampling distribution (-inf where removed).
+torch::Tensor samplingLogProbs(const torch::Tensor &logits, const SamplingOptions &options);
+
+class Sampler {
+public:
+  Sampler(const PolicyModel &model, const Tokenizer *tokenizer = nullptr) : model_(model), tokenizer_(tokenizer) {}
+  GenerationResult generate(const std::vector<std::vector<std::int64_t>> &prompts, std::int64_t group,
+                            const SamplingOptions &options) const;
+
+private:
+  const PolicyModel &model_;
+  const Tokenizer *tokenizer_;
+};
+
+// The trainer's path: one full forward over prompt + completion per row, the
+// same sampling distribution: log-prob of each completion token.
+std::vector<std::vector<float>> completionLogProbs(const PolicyModel &model,
+                                                   const std::vector<std::vector<std::int64_t>> &prompts,
+                                                   const std::vector<std::vector<std::int64_t>> &completions,
+                                                   const SamplingOptions &options, std::int64_t rowsPerForward = 4);
+
+} // namespace cudaperf::trainer

@@ -1,0 +1,399 @@
+#include "cudaperf/trainer/PolicyModel.h"
+
+#include "cudaperf/trainer/Safetensors.h"
+
+#include <torch/version.h>
+
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <stdexcept>
+
+namespace cudaperf::trainer {
+
+namespace {
+
+torch::Dtype torchDtypeOf(TensorDtype dtype) {
+  switch (dtype) {
+  case TensorDtype::F32:
+    return torch::kFloat32;
+  case TensorDtype::F16:
+    return torch::kFloat16;
+  case TensorDtype::BF16:
+    return torch::kBFloat16;
+  case TensorDtype::F64:
+    return torch::kFloat64;
+  default:
+    throw std::runtime_error(std::string("dtype ") + tensorDtypeName(dtype) + " is not a floating-point weight");
+  }
+}
+
+TensorDtype fileDtypeOf(torch::Dtype dtype) {
+  if (dtype == torch::kFloat32)
+    return TensorDtype::F32;
+  if (dtype == torch::kFloat16)
+    return TensorDtype::F16;
+  if (dtype == torch::kBFloat16)
+    return TensorDtype::BF16;
+  throw std::runtime_error("cannot save weights of this dtype");
+}
+
+std::string dtypeName(torch::Dtype dtype) {
+  return dtype == torch::kBFloat16 ? "bfloat16" : dtype == torch::kFloat16 ? "float16" : "float32";
+}
+
+// The tensor named, checked against the shape the config implies.
+class WeightReader {
+public:
+  WeightReader(const SafetensorsSet &set, torch::Device device, torch::Dtype dtype)
+      : set_(set), device_(device), dtype_(dtype) {}
+
+  torch::Tensor operator()(const std::string &name, std::vector<std::int64_t> shape) const {
+    const TensorView &view = set_.at(name);
+    if (view.shape != shape) {
+      auto text = [](const std::vector<std::int64_t> &s) {
+        std::string out = "[";
+        for (std::size_t i = 0; i < s.size(); ++i)
+          out += (i ? ", " : "") + std::to_string(s[i]);
+        return out + "]";
+      };
+      throw std::runtime_error(set_.pathOf(name) + ": tensor '" + name + "' has shape " + text(view.shape) +
+                               ", the config implies " + text(shape));
+    }
+    torch::Dtype stored;
+    try {
+      stored = torchDtypeOf(view.dtype);
+    } catch (const std::exception &error) {
+      throw std::runtime_error(set_.pathOf(name) + ": tensor '" + name + "': " + error.what());
+    }
+    // A copy: the mapping's data need not be aligned for the dtype.
+    torch::Tensor host = torch::empty(shape, torch::TensorOptions().dtype(stored));
+    std::memcpy(host.data_ptr(), view.data, view.bytes);
+    return host.to(device_, dtype_);
+  }
+  bool has(const std::string &name) const { return set_.contains(name); }
+
+private:
+  const SafetensorsSet &set_;
+  torch::Device device_;
+  torch::Dtype dtype_;
+};
+
+} // namespace
+
+torch::Tensor positionsFor(const torch::Tensor &firstSlot, std::int64_t begin, std::int64_t length) {
+  auto slots =
+      torch::arange(begin, begin + length, torch::TensorOptions().dtype(torch::kInt64).device(firstSlot.device()));
+  return (slots.unsqueeze(0) - firstSlot.unsqueeze(1)).clamp_min(0);
+}
+
+PolicyModel::PolicyModel(ModelConfig config, torch::Device device, torch::Dtype dtype)
+    : config_(std::move(config)), device_(device), dtype_(dtype) {}
+
+void PolicyModel::buildRotary() {
+  const std::vector<double> inverse = config_.inverseFrequencies();
+  std::vector<float> values(inverse.begin(), inverse.end());
+  auto frequencies =
+      torch::from_blob(values.data(), {static_cast<std::int64_t>(values.size())}, torch::kFloat32).clone();
+  auto positions = torch::arange(config_.maxPositions, torch::kFloat32);
+  auto angles = positions.unsqueeze(1) * frequencies.unsqueeze(0); // one multiply, as transformers
+  auto both = torch::cat({angles, angles}, 1);
+  cosTable_ = both.cos().to(device_);
+  sinTable_ = both.sin().to(device_);
+}
+
+PolicyModel PolicyModel::load(const std::string &folder, torch::Device device, torch::Dtype dtype) {
+  torch::NoGradGuard noGrad;
+  ModelConfig config = ModelConfig::fromFile(folder + "/config.json");
+  PolicyModel model(config, device, dtype);
+  const SafetensorsSet set = SafetensorsSet::openFolder(folder);
+  const WeightReader read(set, device, dtype);
+  const auto E = config.hiddenSize, I = config.intermediateSize, D = config.headDim;
+  const auto H = config.heads, K = config.kvHeads, V = config.vocabSize;
+  model.embed_ = read("model.embed_tokens.weight", {V, E});
+  for (std::int64_t i = 0; i < config.layers; ++i) {
+    const std::string p = "model.layers." + std::to_string(i) + ".";
+    Layer layer;
+    layer.inputNorm = read(p + "input_layernorm.weight", {E});
+    layer.postNorm = read(p + "post_attention_layernorm.weight", {E});
+    // q, k, v as one matrix and gate, up as one: one GEMM each per layer.
+    layer.qkv =
+        torch::cat({read(p + "self_attn.q_proj.weight", {H * D, E}), read(p + "self_attn.k_proj.weight", {K * D, E}),
+                    read(p + "self_attn.v_proj.weight", {K * D, E})},
+                   0);
+    if (config.qkvBias)
+      layer.qkvBias =
+          torch::cat({read(p + "self_attn.q_proj.bias", {H * D}), read(p + "self_attn.k_proj.bias", {K * D}),
+                      read(p + "self_attn.v_proj.bias", {K * D})},
+                     0);
+    layer.output = read(p + "self_attn.o_proj.weight", {E, H * D});
+    if (config.outputBias)
+      layer.outputBias = read(p + "self_attn.o_proj.bias", {E});
+    if (config.qkNorm) {
+      layer.qNorm = read(p + "self_attn.q_norm.weight", {D});
+      layer.kNorm = read(p + "self_attn.k_norm.weight", {D});
+    }
+    layer.gateUp = torch::cat({read(p + "mlp.gate_proj.weight", {I, E}), read(p + "mlp.up_proj.weight", {I, E})}, 0);
+    layer.down = read(p + "mlp.down_proj.weight", {E, I});
+    if (config.mlpBias) {
+      layer.gateUpBias = torch::cat({read(p + "mlp.gate_proj.bias", {I}), read(p + "mlp.up_proj.bias", {I})}, 0);
+      layer.downBias = read(p + "mlp.down_proj.bias", {E});
+    }
+    model.layers_.push_back(std::move(layer));
+  }
+  model.finalNorm_ = read("model.norm.weight", {E});
+  model.lmHead_ = config.tieEmbeddings ? model.embed_ : read("lm_head.weight", {V, E});
+  model.buildRotary();
+  return model;
+}
+
+PolicyModel PolicyModel::random(const ModelConfig &config, torch::Device device, torch::Dtype dtype,
+                                std::uint64_t seed) {
+  torch::NoGradGuard noGrad;
+  torch::manual_seed(seed);
+  PolicyModel model(config, device, dtype);
+  auto normal = [&](std::vector<std::int64_t> shape) { return (torch::randn(shape) * 0.02).to(device, dtype); };
+  // Norm weights near 1 but not 1: a test then sees a norm applied to the wrong tensor.
+  auto norm = [&](std::int64_t n) { return (1 + 0.1 * torch::randn({n})).to(device, dtype); };
+  const auto E = config.hiddenSize, I = config.intermediateSize, D = config.headDim;
+  const auto H = config.heads, K = config.kvHeads, V = config.vocabSize;
+  model.embed_ = normal({V, E});
+  for (std::int64_t i = 0; i < config.layers; ++i) {
+    Layer layer;
+    layer.inputNorm = norm(E);
+    layer.postNorm = norm(E);
+    layer.qkv = normal({(H + 2 * K) * D, E});
+    if (config.qkvBias)
+      layer.qkvBias = normal({(H + 2 * K) * D});
+    layer.output = normal({E, H * D});
+    if (config.outputBias)
+      layer.outputBias = normal({E});
+    if (config.qkNorm) {
+      layer.qNorm = norm(D);
+      layer.kNorm = norm(D);
+    }
+    layer.gateUp = normal({2 * I, E});
+    layer.down = normal({E, I});
+    if (config.mlpBias) {
+      layer.gateUpBias = normal({2 * I});
+      layer.downBias = normal({E});
+    }
+    model.layers_.push_back(std::move(layer));
+  }
+  model.finalNorm_ = norm(E);
+  model.lmHead_ = config.tieEmbeddings ? model.embed_ : normal({V, E});
+  model.buildRotary();
+  return model;
+}
+
+void PolicyModel::save(const std::string &folder) const {
+  std::filesystem::create_directories(folder);
+  std::vector<std::pair<std::string, torch::Tensor>> named;
+  const auto I = config_.intermediateSize, D = config_.headDim, H = config_.heads, K = config_.kvHeads;
+  named.emplace_back("model.embed_tokens.weight", embed_);
+  for (std::size_t i = 0; i < layers_.size(); ++i) {
+    const Layer &layer = layers_[i];
+    const std::string p = "model.layers." + std::to_string(i) + ".";
+    named.emplace_back(p + "input_layernorm.weight", layer.inputNorm);
+    named.emplace_back(p + "post_attention_layernorm.weight", layer.postNorm);
+    auto qkv = layer.qkv.split_with_sizes({H * D, K * D, K * D}, 0);
+    named.emplace_back(p + "self_attn.q_proj.weight", qkv[0]);
+    named.emplace_back(p + "self_attn.k_proj.weight", qkv[1]);
+    named.emplace_back(p + "self_attn.v_proj.weight", qkv[2]);
+    if (layer.qkvBias.defined()) {
+      auto bias = layer.qkvBias.split_with_sizes({H * D, K * D, K * D}, 0);
+      named.emplace_back(p + "self_attn.q_proj.bias", bias[0]);
+      named.emplace_back(p + "self_attn.k_proj.bias", bias[1]);
+      named.emplace_back(p + "self_attn.v_proj.bias", bias[2]);
+    }
+    named.emplace_back(p + "self_attn.o_proj.weight", layer.output);
+    if (layer.outputBias.defined())
+      named.emplace_back(p + "self_attn.o_proj.bias", layer.outputBias);
+    if (layer.qNorm.defined()) {
+      named.emplace_back(p + "self_attn.q_norm.weight", layer.qNorm);
+      named.emplace_back(p + "self_attn.k_norm.weight", layer.kNorm);
+    }
+    auto gateUp = layer.gateUp.split(I, 0);
+    named.emplace_back(p + "mlp.gate_proj.weight", gateUp[0]);
+    named.emplace_back(p + "mlp.up_proj.weight", gateUp[1]);
+    named.emplace_back(p + "mlp.down_proj.weight", layer.down);
+    if (layer.gateUpBias.defined()) {
+      auto bias = layer.gateUpBias.split(I, 0);
+      named.emplace_back(p + "mlp.gate_proj.bias", bias[0]);
+      named.emplace_back(p + "mlp.up_proj.bias", bias[1]);
+      named.emplace_back(p + "mlp.down_proj.bias", layer.downBias);
+    }
+  }
+  named.emplace_back("model.norm.weight", finalNorm_);
+  if (!config_.tieEmbeddings)
+    named.emplace_back("lm_head.weight", lmHead_);
+
+  std::vector<torch::Tensor> host; // kept alive while written
+  std::vector<TensorToWrite> tensors;
+  for (auto &[name, tensor] : named) {
+    host.push_back(tensor.detach().to(torch::kCPU).contiguous());
+    const torch::Tensor &t = host.back();
+    tensors.push_back({name, fileDtypeOf(t.scalar_type()), t.sizes().vec(), t.data_ptr(),
+                       static_cast<std::size_t>(t.numel() * t.element_size())});
+  }
+  writeSafetensors(folder + "/model.safetensors", tensors, {{"format", "pt"}});
+  ModelConfig written = config_;
+  written.dtype = dtypeName(dtype_);
+  std::ofstream(folder + "/config.json") << written.toJsonText() << "\n";
+}
+
+std::vector<torch::Tensor> PolicyModel::parameters() const {
+  std::vector<torch::Tensor> out{embed_};
+  for (const Layer &layer : layers_)
+    for (const torch::Tensor *t :
+         {&layer.inputNorm, &layer.qkv, &layer.qkvBias, &layer.output, &layer.outputBias, &layer.qNorm, &layer.kNorm,
+          &layer.postNorm, &layer.gateUp, &layer.gateUpBias, &layer.down, &layer.downBias})
+      if (t->defined())
+        out.push_back(*t);
+  out.push_back(finalNorm_);
+  if (!config_.tieEmbeddings)
+    out.push_back(lmHead_);
+  return out;
+}
+
+std::int64_t PolicyModel::parameterCount() const {
+  std::int64_t n = 0;
+  for (const auto &t : parameters())
+    n += t.numel();
+  return n;
+}
+
+KvCache PolicyModel::makeCache(std::int64_t batch, std::int64_t capacity) const {
+  if (capacity > config_.maxPositions)
+    throw std::runtime_error("a sequence of " + std::to_string(capacity) + " tokens is longer than the model's " +
+                             std::to_string(config_.maxPositions) + " positions");
+  KvCache cache;
+  cache.capacity = capacity;
+  auto options = torch::TensorOptions().dtype(dtype_).device(device_);
+  for (std::int64_t i = 0; i < config_.layers; ++i) {
+    cache.keys.push_back(torch::zeros({batch, config_.kvHeads, capacity, config_.headDim}, options));
+    cache.values.push_back(torch::zeros({batch, config_.kvHeads, capacity, config_.headDim}, options));
+  }
+  return cache;
+}
+
+// As transformers: the mean square in f32, the scaled value back in the
+// input's dtype, then the weight.
+torch::Tensor PolicyModel::rmsNorm(const torch::Tensor &x, const torch::Tensor &weight) const {
+  auto f = x.to(torch::kFloat32);
+  auto scaled = f * torch::rsqrt(f.pow(2).mean(-1, true) + config_.rmsNormEps);
+  return weight * scaled.to(x.scalar_type());
+}
+
+// x [B, heads, T, D]; cos, sin [B, 1, T, D]: x*cos + rotate_half(x)*sin.
+torch::Tensor PolicyModel::rotate(const torch::Tensor &x, const torch::Tensor &cos, const torch::Tensor &sin) const {
+  const auto half = config_.headDim / 2;
+  auto rotated = torch::cat({-x.narrow(-1, half, half), x.narrow(-1, 0, half)}, -1);
+  return x * cos + rotated * sin;
+}
+
+torch::Tensor PolicyModel::layerForward(const Layer &layer, const torch::Tensor &hidden, const torch::Tensor &positions,
+                                        const torch::Tensor &mask, KvCache *cache, std::int64_t layerIndex,
+                                        const torch::Tensor *slots, std::int64_t keyLength) const {
+  const auto B = hidden.size(0), T = hidden.size(1);
+  const auto H = config_.heads, K = config_.kvHeads, D = config_.headDim, G = H / K;
+  auto x = rmsNorm(hidden, layer.inputNorm);
+  auto qkv = torch::linear(x, layer.qkv, layer.qkvBias);
+  auto q = qkv.narrow(-1, 0, H * D).view({B, T, H, D});
+  auto k = qkv.narrow(-1, H * D, K * D).view({B, T, K, D});
+  auto v = qkv.narrow(-1, (H + K) * D, K * D).view({B, T, K, D});
+  if (config_.qkNorm) {
+    q = rmsNorm(q, layer.qNorm);
+    k = rmsNorm(k, layer.kNorm);
+  }
+  q = q.transpose(1, 2);
+  k = k.transpose(1, 2);
+  v = v.transpose(1, 2);
+  auto flat = positions.reshape({-1});
+  auto cos = cosTable_.index_select(0, flat).view({B, 1, T, D}).to(hidden.scalar_type());
+  auto sin = sinTable_.index_select(0, flat).view({B, 1, T, D}).to(hidden.scalar_type());
+  q = rotate(q, cos, sin);
+  k = rotate(k, cos, sin);
+  torch::Tensor keys = k, values = v;
+  if (cache) {
+    cache->keys[layerIndex].index_copy_(2, *slots, k);
+    cache->values[layerIndex].index_copy_(2, *slots, v);
+    keys = cache->keys[layerIndex].narrow(2, 0, keyLength);
+    values = cache->values[layerIndex].narrow(2, 0, keyLength);
+  }
+  const auto S = keys.size(2);
+  // Grouped-query attention without copying the keys: the G query heads of a
+  // kv head are one [G*T, D] block against that head's [S, D] keys.
+  auto grouped = (q * (1.0 / std::sqrt(static_cast<double>(D)))).reshape({B, K, G * T, D});
+  auto scores = torch::matmul(grouped, keys.transpose(-1, -2)).view({B, K, G, T, S});
+  scores = scores.masked_fill(mask.logical_not(), -std::numeric_limits<float>::infinity());
+  auto probabilities = torch::softmax(scores, -1, torch::kFloat32).to(hidden.scalar_type());
+  auto attended = torch::matmul(probabilities.view({B, K, G * T, S}), values).view({B, H, T, D});
+  auto merged = attended.transpose(1, 2).reshape({B, T, H * D});
+  auto out = hidden + torch::linear(merged, layer.output, layer.outputBias);
+  auto gateUp = torch::linear(rmsNorm(out, layer.postNorm), layer.gateUp, layer.gateUpBias).chunk(2, -1);
+  return out + torch::linear(torch::silu(gateUp[0]) * gateUp[1], layer.down, layer.downBias);
+}
+
+torch::Tensor PolicyModel::logits(const torch::Tensor &hidden) const {
+  return torch::linear(rmsNorm(hidden, finalNorm_), lmHead_).to(torch::kFloat32);
+}
+
+namespace {
+
+// [B, 1, 1, T, S] bool: query column t (slot begin + t) sees key slot s when
+// the key is a real token no later than the query; every query sees itself
+// (a padding row then has a finite, ignored result).
+torch::Tensor attentionMask(const torch::Tensor &firstSlot, std::int64_t begin, std::int64_t length,
+                            std::int64_t keys) {
+  auto options = torch::TensorOptions().dtype(torch::kInt64).device(firstSlot.device());
+  auto query = torch::arange(begin, begin + length, options).view({1, length, 1});
+  auto key = torch::arange(keys, options).view({1, 1, keys});
+  auto real = key >= firstSlot.view({-1, 1, 1});
+  auto mask = (real & (key <= query)) | (key == query);
+  return mask.unsqueeze(1).unsqueeze(1);
+}
+
+} // namespace
+
+torch::Tensor PolicyModel::forward(const torch::Tensor &ids, const torch::Tensor &firstSlot) const {
+  const auto T = ids.size(1);
+  auto positions = positionsFor(firstSlot, 0, T);
+  auto mask = attentionMask(firstSlot, 0, T, T);
+  auto hidden = embed_.index_select(0, ids.reshape({-1})).view({ids.size(0), T, -1});
+  for (std::size_t i = 0; i < layers_.size(); ++i)
+    hidden = layerForward(layers_[i], hidden, positions, mask, nullptr, static_cast<std::int64_t>(i), nullptr, 0);
+  return logits(hidden);
+}
+
+torch::Tensor PolicyModel::prefill(const torch::Tensor &ids, const torch::Tensor &firstSlot, KvCache &cache) const {
+  const auto T = ids.size(1);
+  if (T > cache.capacity)
+    throw std::runtime_error("the prompt (" + std::to_string(T) + " tokens) does not fit the cache");
+  auto positions = positionsFor(firstSlot, 0, T);
+  auto mask = attentionMask(firstSlot, 0, T, T);
+  auto slots = torch::arange(T, torch::TensorOptions().dtype(torch::kInt64).device(ids.device()));
+  auto hidden = embed_.index_select(0, ids.reshape({-1})).view({ids.size(0), T, -1});
+  for (std::size_t i = 0; i < layers_.size(); ++i)
+    hidden = layerForward(layers_[i], hidden, positions, mask, &cache, static_cast<std::int64_t>(i), &slots, T);
+  return logits(hidden.select(1, T - 1));
+}
+
+torch::Tensor PolicyModel::decode(const torch::Tensor &ids, const torch::Tensor &slot, const torch::Tensor &firstSlot,
+                                  KvCache &cache) const {
+  const auto B = ids.size(0), S = cache.capacity;
+  // Everything from device tensors: no host value, so the step can be a CUDA graph.
+  auto positions = (slot.view({1, 1}) - firstSlot.view({B, 1})).clamp_min(0);
+  auto options = torch::TensorOptions().dtype(torch::kInt64).device(ids.device());
+  auto key = torch::arange(S, options).view({1, S});
+  auto mask = ((key >= firstSlot.view({B, 1})) & (key <= slot.view({1, 1}))) | (key == slot.view({1, 1}));
+  mask = mask.view({B, 1, 1, 1, S});
+  auto hidden = embed_.index_select(0, ids.reshape({-1})).view({B, 1, -1});
+  const torch::Tensor slots = slot.view({1});
+  for (std::size_t i = 0; i < layers_.size(); ++i)
+    hidden = layerForward(layers_[i], hidden, positions, mask, &cache, static_cast<std::int64_t>(i), &slots, S);
+  return logits(hidden.select(1, 0));
+}
+
+} // namespace cudaperf::trainer

@@ -1,0 +1,307 @@
+#include "cudaperf/trainer/Sampler.h"
+
+#include "cudaperf/trainer/Tokenizer.h"
+
+#include <torch/cuda.h>
+
+#ifdef CUDAPERF_TORCH_CUDA
+#include <ATen/cuda/CUDAGraph.h>
+#include <c10/cuda/CUDAGuard.h>
+#include <c10/cuda/CUDAStream.h>
+#endif
+
+#include <algorithm>
+#include <chrono>
+#include <limits>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+
+namespace cudaperf::trainer {
+
+namespace {
+
+constexpr float kMinusInfinity = -std::numeric_limits<float>::infinity();
+// How often the host looks at the finished rows (a device-to-host copy).
+constexpr std::int64_t kCheckEvery = 16;
+
+double seconds(std::chrono::steady_clock::time_point since) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - since).count();
+}
+
+void synchronize(const torch::Device &device) {
+  if (device.is_cuda())
+    torch::cuda::synchronize(device.index());
+}
+
+// Draws one token per row from logits [B, V] with uniforms u [B] in (0, 1):
+// inverse CDF over the vocabulary in id order. Returns (tokens, log-probs).
+std::pair<torch::Tensor, torch::Tensor> choose(const torch::Tensor &logits, const torch::Tensor &uniforms,
+                                               const SamplingOptions &options) {
+  if (options.temperature <= 0) {
+    auto tokens = logits.argmax(-1);
+    return {tokens, torch::zeros({logits.size(0)}, logits.options())};
+  }
+  auto logProbs = samplingLogProbs(logits, options);
+  auto cumulative = logProbs.exp().cumsum(-1);
+  const auto V = logits.size(-1);
+  auto target = (uniforms * cumulative.select(-1, V - 1)).unsqueeze(1);
+  auto tokens = torch::searchsorted(cumulative, target).clamp(0, V - 1);
+  auto chosen = logProbs.gather(-1, tokens);
+  // Rounding at the very top of the CDF can land on a removed token: the most likely one then.
+  auto fallback = logProbs.argmax(-1, true);
+  auto removed = torch::isinf(chosen);
+  tokens = torch::where(removed, fallback, tokens);
+  chosen = torch::where(removed, logProbs.gather(-1, fallback), chosen);
+  return {tokens.squeeze(1), chosen.squeeze(1)};
+}
+
+} // namespace
+
+torch::Tensor samplingLogProbs(const torch::Tensor &logits, const SamplingOptions &options) {
+  if (options.temperature <= 0)
+    throw std::invalid_argument("samplingLogProbs: greedy decoding has no distribution (temperature 0)");
+  auto scaled = logits.to(torch::kFloat32) / options.temperature;
+  const auto V = scaled.size(-1);
+  if (options.topK > 0 && options.topK < V) {
+    auto kth = std::get<0>(scaled.topk(options.topK, -1)).narrow(-1, options.topK - 1, 1);
+    scaled = scaled.masked_fill(scaled < kth, kMinusInfinity);
+  }
+  if (options.topP < 1.0) {
+    auto [sorted, order] = scaled.sort(-1, /*descending=*/true);
+    auto probabilities = torch::softmax(sorted, -1);
+    auto before = probabilities.cumsum(-1) - probabilities; // mass ahead of each token
+    auto removeSorted = before >= options.topP;
+    auto remove = torch::zeros_like(removeSorted).scatter(-1, order, removeSorted);
+    scaled = scaled.masked_fill(remove, kMinusInfinity);
+  }
+  return torch::log_softmax(scaled, -1);
+}
+
+GenerationResult Sampler::generate(const std::vector<std::vector<std::int64_t>> &prompts, std::int64_t group,
+                                   const SamplingOptions &options) const {
+  if (prompts.empty() || group <= 0)
+    throw std::invalid_argument("generate: no prompts, or a group of no completions");
+  if (options.maxNewTokens <= 0)
+    throw std::invalid_argument("generate: max new tokens must be positive");
+  if (!options.stopStrings.empty() && !tokenizer_)
+    throw std::invalid_argument("generate: stop strings need a tokenizer");
+  torch::NoGradGuard noGrad;
+  const torch::Device device = model_.device();
+  const auto P = static_cast<std::int64_t>(prompts.size());
+  const std::int64_t B = P * group, N = options.maxNewTokens;
+  std::int64_t longest = 0;
+  for (const auto &prompt : prompts) {
+    if (prompt.empty())
+      throw std::invalid_argument("generate: an empty prompt");
+    longest = std::max<std::int64_t>(longest, static_cast<std::int64_t>(prompt.size()));
+  }
+  // Rows left-padded to the longest prompt: every row's step k is slot longest + k.
+  std::vector<std::int64_t> flat(B * longest, options.padId), first(B);
+  for (std::int64_t b = 0; b < B; ++b) {
+    const auto &prompt = prompts[b / group];
+    first[b] = longest - static_cast<std::int64_t>(prompt.size());
+    std::copy(prompt.begin(), prompt.end(), flat.begin() + b * longest + first[b]);
+  }
+  auto longOptions = torch::TensorOptions().dtype(torch::kInt64);
+  torch::Tensor ids = torch::from_blob(flat.data(), {B, longest}, longOptions).to(device);
+  torch::Tensor firstSlot = torch::from_blob(first.data(), {B}, longOptions).to(device);
+  KvCache cache = model_.makeCache(B, longest + N);
+  // The uniforms of every step drawn up front from the seed: the same draws
+  // on CPU and GPU, and no random-number state inside a captured graph.
+  auto generator = at::detail::createCPUGenerator(options.seed);
+  torch::Tensor uniforms = (at::rand({N, B}, generator, torch::kFloat32) * (1 - 2e-7) + 1e-7).to(device);
+  torch::Tensor generated = torch::full({B, N}, options.padId, longOptions.device(device));
+  torch::Tensor logProbs = torch::zeros({B, N}, torch::TensorOptions().dtype(torch::kFloat32).device(device));
+  GenerationResult result;
+
+#ifdef CUDAPERF_TORCH_CUDA
+  // Capture needs a stream of its own; everything of this generation runs on it.
+  std::optional<c10::cuda::CUDAStreamGuard> onStream;
+  if (device.is_cuda()) {
+    synchronize(device);
+    onStream.emplace(c10::cuda::getStreamFromPool(false, device.index()));
+  }
+#endif
+
+  auto start = std::chrono::steady_clock::now();
+  auto logits = model_.prefill(ids, firstSlot, cache);
+  auto [token0, logp0] = choose(logits, uniforms.select(0, 0), options);
+  generated.select(1, 0).copy_(token0);
+  logProbs.select(1, 0).copy_(logp0);
+  torch::Tensor finished = torch::zeros({B}, torch::TensorOptions().dtype(torch::kBool).device(device));
+  for (auto id : options.stopIds)
+    finished |= token0 == id;
+  synchronize(device);
+  result.prefillSeconds = seconds(start);
+
+  // The step's state lives in fixed tensors, updated in place: a graph of
+  // the step replays with the same addresses.
+  torch::Tensor lastToken = token0.clone();
+  torch::Tensor slot = torch::full({1}, longest, longOptions.device(device));
+  torch::Tensor column = torch::full({1}, 1, longOptions.device(device));
+  auto step = [&] {
+    auto stepLogits = model_.decode(lastToken, slot, firstSlot, cache);
+    auto [token, logp] = choose(stepLogits, uniforms.index_select(0, column).squeeze(0), options);
+    token = torch::where(finished, torch::full_like(token, options.padId), token);
+    logp = torch::where(finished, torch::zeros_like(logp), logp);
+    generated.index_copy_(1, column, token.unsqueeze(1));
+    logProbs.index_copy_(1, column, logp.unsqueeze(1));
+    for (auto id : options.stopIds)
+      finished.logical_or_(token == id);
+    lastToken.copy_(token);
+    slot.add_(1);
+    column.add_(1);
+  };
+
+  std::vector<bool> stoppedByString(B, false);
+  auto allDone = [&](std::int64_t produced) {
+    auto done = finished.to(torch::kCPU);
+    bool all = true;
+    torch::Tensor soFar;
+    for (std::int64_t b = 0; b < B; ++b) {
+      if (done[b].item<bool>() || stoppedByString[b])
+        continue;
+      if (!options.stopStrings.empty()) {
+        if (!soFar.defined())
+          soFar = generated.narrow(1, 0, produced).to(torch::kCPU);
+        auto row = soFar[b];
+        std::vector<std::int32_t> rowIds(row.data_ptr<std::int64_t>(), row.data_ptr<std::int64_t>() + produced);
+        const std::string text = tokenizer_->decode(rowIds, true);
+        for (const auto &stop : options.stopStrings)
+          if (text.find(stop) != std::string::npos)
+            stoppedByString[b] = true;
+        if (stoppedByString[b])
+          continue;
+      }
+      all = false;
+    }
+    return all;
+  };
+
+  start = std::chrono::steady_clock::now();
+  std::int64_t produced = 1;
+  bool useGraph = false;
+#ifdef CUDAPERF_TORCH_CUDA
+  std::unique_ptr<at::cuda::CUDAGraph> graph;
+  useGraph = device.is_cuda() && options.cudaGraph;
+#endif
+  while (produced < N) {
+    if (produced % kCheckEvery == 0 && allDone(produced))
+      break;
+#ifdef CUDAPERF_TORCH_CUDA
+    if (useGraph && produced >= 2) { // step 1 ran eagerly: the warm-up before capture
+      if (!graph) {
+        graph = std::make_unique<at::cuda::CUDAGraph>();
+        graph->capture_begin();
+        step();
+        graph->capture_end();
+      }
+      graph->replay();
+      ++produced;
+      continue;
+    }
+#endif
+    step();
+    ++produced;
+  }
+  synchronize(device);
+  result.decodeSeconds = seconds(start);
+  result.decodeSteps = produced - 1;
+  result.usedCudaGraph = useGraph && produced > 2;
+
+  // Cut each row after its first stop id, or after the token that completes a stop string.
+  auto hostIds = generated.narrow(1, 0, produced).to(torch::kCPU).contiguous();
+  auto hostLogProbs = logProbs.narrow(1, 0, produced).to(torch::kCPU).contiguous();
+  for (std::int64_t b = 0; b < B; ++b) {
+    Completion completion;
+    completion.finish = "length";
+    const std::int64_t *row = hostIds.data_ptr<std::int64_t>() + b * produced;
+    const float *rowLogProbs = hostLogProbs.data_ptr<float>() + b * produced;
+    std::vector<std::int32_t> prefix;
+    for (std::int64_t k = 0; k < produced; ++k) {
+      completion.ids.push_back(row[k]);
+      completion.logProbs.push_back(rowLogProbs[k]);
+      if (std::find(options.stopIds.begin(), options.stopIds.end(), row[k]) != options.stopIds.end()) {
+        completion.finish = "stop_id";
+        break;
+      }
+      if (!options.stopStrings.empty()) {
+        prefix.push_back(static_cast<std::int32_t>(row[k]));
+        const std::string text = tokenizer_->decode(prefix, true);
+        std::size_t cut = std::string::npos;
+        for (const auto &stop : options.stopStrings)
+          if (auto at = text.find(stop); at != std::string::npos)
+            cut = std::min(cut, at + stop.size());
+        if (cut != std::string::npos) {
+          completion.finish = "stop_string";
+          completion.text = text.substr(0, cut);
+          break;
+        }
+      }
+    }
+    if (tokenizer_ && completion.finish != "stop_string") {
+      std::vector<std::int32_t> narrow(completion.ids.begin(), completion.ids.end());
+      completion.text = tokenizer_->decode(narrow, true);
+    }
+    result.completions.push_back(std::move(completion));
+  }
+  return result;
+}
+
+std::vector<std::vector<float>> completionLogProbs(const PolicyModel &model,
+                                                   const std::vector<std::vector<std::int64_t>> &prompts,
+                                                   const std::vector<std::vector<std::int64_t>> &completions,
+                                                   const SamplingOptions &options, std::int64_t rowsPerForward) {
+  if (prompts.size() != completions.size())
+    throw std::invalid_argument("completionLogProbs: one prompt per completion");
+  torch::NoGradGuard noGrad;
+  std::vector<std::vector<float>> out(prompts.size());
+  const auto longOptions = torch::TensorOptions().dtype(torch::kInt64);
+  for (std::size_t begin = 0; begin < prompts.size(); begin += static_cast<std::size_t>(rowsPerForward)) {
+    const std::size_t end = std::min(prompts.size(), begin + static_cast<std::size_t>(rowsPerForward));
+    const auto R = static_cast<std::int64_t>(end - begin);
+    std::int64_t longest = 0, longestCompletion = 0;
+    for (std::size_t r = begin; r < end; ++r) {
+      longest = std::max<std::int64_t>(longest, prompts[r].size() + completions[r].size());
+      longestCompletion = std::max<std::int64_t>(longestCompletion, completions[r].size());
+    }
+    if (longestCompletion == 0)
+      continue;
+    std::vector<std::int64_t> flat(R * longest, options.padId), first(R), columns(R * longestCompletion, 0),
+        targets(R * longestCompletion, 0);
+    for (std::int64_t r = 0; r < R; ++r) {
+      const auto &prompt = prompts[begin + r];
+      const auto &completion = completions[begin + r];
+      first[r] = longest - static_cast<std::int64_t>(prompt.size() + completion.size());
+      std::copy(prompt.begin(), prompt.end(), flat.begin() + r * longest + first[r]);
+      std::copy(completion.begin(), completion.end(), flat.begin() + r * longest + first[r] + prompt.size());
+      for (std::size_t j = 0; j < completion.size(); ++j) {
+        // Completion token j sits at column first + |prompt| + j; the column before predicts it.
+        columns[r * longestCompletion + j] = first[r] + static_cast<std::int64_t>(prompt.size() + j) - 1;
+        targets[r * longestCompletion + j] = completion[j];
+      }
+    }
+    const torch::Device device = model.device();
+    auto ids = torch::from_blob(flat.data(), {R, longest}, longOptions).to(device);
+    auto firstSlot = torch::from_blob(first.data(), {R}, longOptions).to(device);
+    auto columnIndex = torch::from_blob(columns.data(), {R, longestCompletion, 1}, longOptions).to(device);
+    auto targetIndex = torch::from_blob(targets.data(), {R, longestCompletion, 1}, longOptions).to(device);
+    auto logits = model.forward(ids, firstSlot);
+    const auto V = logits.size(-1);
+    auto predicting = logits.gather(1, columnIndex.expand({R, longestCompletion, V}));
+    torch::Tensor chosen;
+    if (options.temperature <= 0)
+      chosen = torch::zeros({R, longestCompletion}, torch::kFloat32);
+    else
+      chosen = samplingLogProbs(predicting, options).gather(-1, targetIndex).squeeze(-1).to(torch::kCPU);
+    chosen = chosen.contiguous();
+    for (std::int64_t r = 0; r < R; ++r) {
+      const float *row = chosen.data_ptr<float>() + r * longestCompletion;
+      out[begin + r].assign(row, row + completions[begin + r].size());
+    }
+  }
+  return out;
+}
+
+} // namespace cudaperf::trainer
