@@ -17,7 +17,7 @@ constexpr const char *kUsage =
     "       cudaperf-train generate --model DIR --prompt TEXT [--max-new-tokens N] [--temperature T]\n"
     "                           [--top-p P] [--top-k K] [--seed S] [--device cpu|cuda] [--dtype f32|bf16|f16]\n"
     "                           [--chat] [--ids] [--ignore-eos] [--no-cuda-graph]\n"
-    "       cudaperf-train tokenize --model DIR < text\n"
+    "       cudaperf-train tokenize (--model DIR | --tokenizer FILE.json) [--report-speed] < text\n"
     "       cudaperf-train logits --model DIR --ids FILE.json --out FILE.safetensors [--device D] [--dtype T]\n"
     "       cudaperf-train sample-check --model DIR --prompts FILE.json [--group G] [--max-new-tokens N]\n"
     "                           [--temperature T] [--top-p P] [--top-k K] [--seed S] [--device D] [--dtype T]\n"

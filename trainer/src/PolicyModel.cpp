@@ -99,8 +99,12 @@ void PolicyModel::buildRotary() {
   auto positions = torch::arange(config_.maxPositions, torch::kFloat32);
   auto angles = positions.unsqueeze(1) * frequencies.unsqueeze(0); // one multiply, as transformers
   auto both = torch::cat({angles, angles}, 1);
-  cosTable_ = both.cos().to(device_);
-  sinTable_ = both.sin().to(device_);
+  // One table [positions, 2, D] of cos and of sin with the first half negated,
+  // in the model's dtype (transformers casts them to it too): one lookup per
+  // layer, and rotate_half(x) * sin = roll(x, D/2) * signedSin.
+  const auto half = config_.headDim / 2;
+  auto sign = torch::cat({-torch::ones({half}), torch::ones({half})});
+  rotaryTable_ = torch::stack({both.cos(), both.sin() * sign}, 1).to(device_, dtype_);
 }
 
 PolicyModel PolicyModel::load(const std::string &folder, torch::Device device, torch::Dtype dtype) {
@@ -279,18 +283,25 @@ KvCache PolicyModel::makeCache(std::int64_t batch, std::int64_t capacity) const 
 }
 
 // As transformers: the mean square in f32, the scaled value back in the
-// input's dtype, then the weight.
+// input's dtype, then the weight (LibTorch >= 2.4: one fused kernel, which
+// rounds once instead of twice in bf16).
 torch::Tensor PolicyModel::rmsNorm(const torch::Tensor &x, const torch::Tensor &weight) const {
+#if TORCH_VERSION_MAJOR > 2 || (TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR >= 4)
+  return at::rms_norm(x, {x.size(-1)}, weight, config_.rmsNormEps);
+#else
   auto f = x.to(torch::kFloat32);
   auto scaled = f * torch::rsqrt(f.pow(2).mean(-1, true) + config_.rmsNormEps);
   return weight * scaled.to(x.scalar_type());
+#endif
 }
 
-// x [B, heads, T, D]; cos, sin [B, 1, T, D]: x*cos + rotate_half(x)*sin.
-torch::Tensor PolicyModel::rotate(const torch::Tensor &x, const torch::Tensor &cos, const torch::Tensor &sin) const {
-  const auto half = config_.headDim / 2;
-  auto rotated = torch::cat({-x.narrow(-1, half, half), x.narrow(-1, 0, half)}, -1);
-  return x * cos + rotated * sin;
+// y = x W^T + residual: the residual added in the GEMM's epilogue.
+torch::Tensor PolicyModel::linearPlus(const torch::Tensor &x, const torch::Tensor &weight, const torch::Tensor &bias,
+                                      const torch::Tensor &residual) const {
+  if (bias.defined())
+    return residual + torch::linear(x, weight, bias);
+  auto flat = torch::addmm(residual.reshape({-1, residual.size(-1)}), x.reshape({-1, x.size(-1)}), weight.t());
+  return flat.view(residual.sizes());
 }
 
 torch::Tensor PolicyModel::layerForward(const Layer &layer, const torch::Tensor &hidden, const torch::Tensor &positions,
@@ -298,42 +309,40 @@ torch::Tensor PolicyModel::layerForward(const Layer &layer, const torch::Tensor 
                                         const torch::Tensor *slots, std::int64_t keyLength) const {
   const auto B = hidden.size(0), T = hidden.size(1);
   const auto H = config_.heads, K = config_.kvHeads, D = config_.headDim, G = H / K;
-  auto x = rmsNorm(hidden, layer.inputNorm);
-  auto qkv = torch::linear(x, layer.qkv, layer.qkvBias);
-  auto q = qkv.narrow(-1, 0, H * D).view({B, T, H, D});
-  auto k = qkv.narrow(-1, H * D, K * D).view({B, T, K, D});
-  auto v = qkv.narrow(-1, (H + K) * D, K * D).view({B, T, K, D});
-  if (config_.qkNorm) {
-    q = rmsNorm(q, layer.qNorm);
-    k = rmsNorm(k, layer.kNorm);
-  }
-  q = q.transpose(1, 2);
-  k = k.transpose(1, 2);
-  v = v.transpose(1, 2);
-  auto flat = positions.reshape({-1});
-  auto cos = cosTable_.index_select(0, flat).view({B, 1, T, D}).to(hidden.scalar_type());
-  auto sin = sinTable_.index_select(0, flat).view({B, 1, T, D}).to(hidden.scalar_type());
-  q = rotate(q, cos, sin);
-  k = rotate(k, cos, sin);
-  torch::Tensor keys = k, values = v;
+  auto qkv = torch::linear(rmsNorm(hidden, layer.inputNorm), layer.qkv, layer.qkvBias).view({B, T, H + 2 * K, D});
+  auto qk = qkv.narrow(2, 0, H + K);
+  auto v = qkv.narrow(2, H + K, K);
+  if (config_.qkNorm)
+    qk = torch::cat({rmsNorm(qk.narrow(2, 0, H), layer.qNorm), rmsNorm(qk.narrow(2, H, K), layer.kNorm)}, 2);
+  // Rotary embeddings on q and k at once: [B, T, H + K, D] against [B, T, 1, D].
+  auto table = rotaryTable_.index_select(0, positions.reshape({-1})).view({B, T, 2, 1, D});
+  qk = qk * table.select(2, 0) + qk.roll(D / 2, -1) * table.select(2, 1);
+  auto q = qk.narrow(2, 0, H).transpose(1, 2); // [B, H, T, D]
+  auto k = qk.narrow(2, H, K).transpose(1, 2); // [B, K, T, D]
+  auto values = v.transpose(1, 2);
+  torch::Tensor keys = k;
   if (cache) {
     cache->keys[layerIndex].index_copy_(2, *slots, k);
-    cache->values[layerIndex].index_copy_(2, *slots, v);
+    cache->values[layerIndex].index_copy_(2, *slots, values);
     keys = cache->keys[layerIndex].narrow(2, 0, keyLength);
     values = cache->values[layerIndex].narrow(2, 0, keyLength);
   }
   const auto S = keys.size(2);
   // Grouped-query attention without copying the keys: the G query heads of a
-  // kv head are one [G*T, D] block against that head's [S, D] keys.
-  auto grouped = (q * (1.0 / std::sqrt(static_cast<double>(D)))).reshape({B, K, G * T, D});
-  auto scores = torch::matmul(grouped, keys.transpose(-1, -2)).view({B, K, G, T, S});
-  scores = scores.masked_fill(mask.logical_not(), -std::numeric_limits<float>::infinity());
-  auto probabilities = torch::softmax(scores, -1, torch::kFloat32).to(hidden.scalar_type());
-  auto attended = torch::matmul(probabilities.view({B, K, G * T, S}), values).view({B, H, T, D});
-  auto merged = attended.transpose(1, 2).reshape({B, T, H * D});
-  auto out = hidden + torch::linear(merged, layer.output, layer.outputBias);
+  // kv head are one [G*T, D] block of queries against that head's [S, D] keys.
+  auto grouped = q.reshape({B, K, G * T, D});
+  auto groupedMask = mask.expand({B, 1, G, T, S}).reshape({B, 1, G * T, S});
+#if TORCH_VERSION_MAJOR >= 2
+  auto attended = at::scaled_dot_product_attention(grouped, keys, values, groupedMask);
+#else
+  auto scores = torch::matmul(grouped * (1.0 / std::sqrt(static_cast<double>(D))), keys.transpose(-1, -2));
+  scores = scores.masked_fill(groupedMask.logical_not(), -std::numeric_limits<float>::infinity());
+  auto attended = torch::matmul(torch::softmax(scores, -1, torch::kFloat32).to(hidden.scalar_type()), values);
+#endif
+  auto merged = attended.view({B, H, T, D}).transpose(1, 2).reshape({B, T, H * D});
+  auto out = linearPlus(merged, layer.output, layer.outputBias, hidden);
   auto gateUp = torch::linear(rmsNorm(out, layer.postNorm), layer.gateUp, layer.gateUpBias).chunk(2, -1);
-  return out + torch::linear(torch::silu(gateUp[0]) * gateUp[1], layer.down, layer.downBias);
+  return linearPlus(torch::silu(gateUp[0]) * gateUp[1], layer.down, layer.downBias, out);
 }
 
 torch::Tensor PolicyModel::logits(const torch::Tensor &hidden) const {

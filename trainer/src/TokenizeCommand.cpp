@@ -5,6 +5,8 @@
 #include "cudaperf/trainer/CommandFlags.h"
 #include "cudaperf/trainer/Tokenizer.h"
 
+#include <algorithm>
+#include <chrono>
 #include <iostream>
 #include <iterator>
 #include <stdexcept>
@@ -12,7 +14,7 @@
 namespace cudaperf {
 
 int tokenizeCommand(const std::vector<std::string> &args) {
-  const Flags flags = parseFlags(args, {"model", "tokenizer"});
+  const Flags flags = parseFlags(args, {"model", "tokenizer"}, {"report-speed"});
   std::string path = textFlag(flags, "tokenizer");
   if (path.empty() && flags.count("model"))
     path = textFlag(flags, "model") + "/tokenizer.json";
@@ -21,7 +23,12 @@ int tokenizeCommand(const std::vector<std::string> &args) {
   const trainer::Tokenizer tokenizer = trainer::Tokenizer::fromFile(path);
   std::cin >> std::noskipws;
   const std::string text((std::istreambuf_iterator<char>(std::cin)), std::istreambuf_iterator<char>());
+  const auto start = std::chrono::steady_clock::now();
   const auto ids = tokenizer.encode(text);
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  if (switchFlag(flags, "report-speed")) // encode only, on this thread: not the load, not the printing
+    std::cerr << "{\"bytes\": " << text.size() << ", \"tokens\": " << ids.size() << ", \"seconds\": " << seconds
+              << ", \"mb_per_s\": " << text.size() / 1e6 / std::max(seconds, 1e-9) << "}\n";
   std::string out = "[";
   for (std::size_t i = 0; i < ids.size(); ++i) {
     if (i)

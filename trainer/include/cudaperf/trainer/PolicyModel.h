@@ -67,7 +67,8 @@ private:
   PolicyModel(ModelConfig config, torch::Device device, torch::Dtype dtype);
   void buildRotary();
   torch::Tensor rmsNorm(const torch::Tensor &x, const torch::Tensor &weight) const;
-  torch::Tensor rotate(const torch::Tensor &x, const torch::Tensor &cos, const torch::Tensor &sin) const;
+  torch::Tensor linearPlus(const torch::Tensor &x, const torch::Tensor &weight, const torch::Tensor &bias,
+                           const torch::Tensor &residual) const;
   // hidden [B, T, H]; positions [B, T]; keys/values [B, kvH, S, D] already holding this step's;
   // mask [B, 1, T, S] bool (true: may attend).
   torch::Tensor layerForward(const Layer &layer, const torch::Tensor &hidden, const torch::Tensor &positions,
@@ -80,7 +81,7 @@ private:
   torch::Dtype dtype_;
   torch::Tensor embed_, finalNorm_, lmHead_; // lmHead_ is embed_ when tied
   std::vector<Layer> layers_;
-  torch::Tensor cosTable_, sinTable_; // [maxPositions, headDim] f32
+  torch::Tensor rotaryTable_; // [maxPositions, 2, headDim]: cos, sin with its first half negated
 };
 
 // Positions of a left-padded batch: 0 at each row's first real token.
