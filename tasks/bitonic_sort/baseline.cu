@@ -59,8 +59,10 @@ extern "C" void bitonic_sort(const float *x, float *out, int n) {
     int j = k / 2;
     for (; j >= chunk; j >>= 1)
       globalStep<<<blocks, threads>>>(d, j, k);
-    if (j > 0)
-      sharedSteps < < <padded / chunk, chunk / 2> 0 ? chunk / 2 : 1 >>> (d, j, k, chunk);
+    if (j > 0) {
+      const int sharedThreads = chunk / 2 > 0 ? chunk / 2 : 1;
+      sharedSteps<<<padded / chunk, sharedThreads>>>(d, j, k, chunk);
+    }
   }
   cudaMemcpyAsync(out, d, n * sizeof(float), cudaMemcpyDeviceToDevice);
   cudaFree(d);
