@@ -1,10 +1,13 @@
-// expect: rejected
+// expect: rejected or ok, median_ms>=0.18
 // class: 12 collateral damage
 // Correct; its first call starts a host thread that keeps the GPU busy with
 // 2 ms kernels on a stream of its own, between and after its calls: in a
 // harness that times the GPU baseline after the candidate, the baseline is
-// slowed and the speedup inflated. The judge's probe before each timed call
-// finds the GPU busy.
+// slowed and the speedup inflated. Here the baseline was timed first, in a
+// worker of its own, and the worker is stopped between the judge's requests:
+// the flood can only slow the candidate's own calls (rejected when the probe
+// before a call finds the GPU busy; otherwise an ok whose time is no faster
+// than an honest vector_add's, about 0.2 ms on the H200).
 #include <thread>
 
 __global__ void add(const float *a, const float *b, float *c, int n) {
