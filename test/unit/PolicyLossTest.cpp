@@ -11,15 +11,13 @@ using namespace cudaperf::trainer;
 
 namespace {
 
-torch::Tensor row(std::vector<double> values) {
-  return torch::tensor(values, torch::kFloat64).unsqueeze(0);
-}
+torch::Tensor row(std::vector<double> values) { return torch::tensor(values, torch::kFloat64).unsqueeze(0); }
 
 TEST(PolicyLossTest, PositiveAdvantageClipsAboveOnePlusEpsHigh) {
   // ratio 1.5 (clipped to 1.28), 0.9 (inside), 5 (masked out).
   auto logp = row({std::log(1.5), std::log(0.9), std::log(5.0)}).requires_grad_(true);
-  PolicyLossBatch batch{logp, torch::zeros({1, 3}, torch::kFloat64), {}, {}, torch::tensor({1.0}, torch::kFloat64),
-                        row({1, 1, 0})};
+  PolicyLossBatch batch{logp, torch::zeros({1, 3}, torch::kFloat64), {},
+                        {},   torch::tensor({1.0}, torch::kFloat64), row({1, 1, 0})};
   PolicyLossOptions options; // eps 0.2 / 0.28
   auto result = policyLoss(batch, lossNormalizer(batch.mask, options), options);
   EXPECT_NEAR(result.loss.item<double>(), -(1.28 + 0.9) / 2, 1e-12);
@@ -34,8 +32,8 @@ TEST(PolicyLossTest, PositiveAdvantageClipsAboveOnePlusEpsHigh) {
 
 TEST(PolicyLossTest, NegativeAdvantageClipsBelowOneMinusEpsLow) {
   auto logp = row({std::log(0.5), std::log(1.1)}).requires_grad_(true);
-  PolicyLossBatch batch{logp, torch::zeros({1, 2}, torch::kFloat64), {}, {}, torch::tensor({-1.0}, torch::kFloat64),
-                        row({1, 1})};
+  PolicyLossBatch batch{logp, torch::zeros({1, 2}, torch::kFloat64),  {},
+                        {},   torch::tensor({-1.0}, torch::kFloat64), row({1, 1})};
   PolicyLossOptions options;
   auto result = policyLoss(batch, lossNormalizer(batch.mask, options), options);
   // min(-0.5, -0.8) = -0.8 and min(-1.1, -1.1): the loss is the negation, averaged.
@@ -46,8 +44,8 @@ TEST(PolicyLossTest, NegativeAdvantageClipsBelowOneMinusEpsLow) {
   EXPECT_NEAR(logp.grad()[0][1].item<double>(), 1.1 / 2, 1e-12);
   // A ratio above 1 + eps_high with a negative advantage is not clipped (the pessimistic side).
   auto high = row({std::log(2.0)}).requires_grad_(true);
-  PolicyLossBatch other{high, torch::zeros({1, 1}, torch::kFloat64), {}, {}, torch::tensor({-1.0}, torch::kFloat64),
-                        row({1})};
+  PolicyLossBatch other{high, torch::zeros({1, 1}, torch::kFloat64),  {},
+                        {},   torch::tensor({-1.0}, torch::kFloat64), row({1})};
   auto unclipped = policyLoss(other, 1, options);
   EXPECT_NEAR(unclipped.loss.item<double>(), 2.0, 1e-12);
   EXPECT_EQ(unclipped.clippedTokens, 0);
@@ -56,7 +54,10 @@ TEST(PolicyLossTest, NegativeAdvantageClipsBelowOneMinusEpsLow) {
 // Two completions at ratio 1, per-token advantages chosen so the per-token
 // losses are [1, 2, -, -] and [3, 3, 3, 3].
 PolicyLossBatch twoCompletions(torch::Tensor logp) {
-  return {logp, torch::zeros({2, 4}, torch::kFloat64), {}, {},
+  return {logp,
+          torch::zeros({2, 4}, torch::kFloat64),
+          {},
+          {},
           torch::tensor({-1.0, -2.0, 0.0, 0.0, -3.0, -3.0, -3.0, -3.0}, torch::kFloat64).view({2, 4}),
           torch::tensor({1.0, 1.0, 0.0, 0.0, 1.0, 1.0, 1.0, 1.0}, torch::kFloat64).view({2, 4})};
 }
@@ -73,8 +74,7 @@ TEST(PolicyLossTest, AggregationsByHand) {
     options.aggregation = c.aggregation;
     options.maxCompletionTokens = 4;
     auto batch = twoCompletions(torch::zeros({2, 4}, torch::kFloat64));
-    EXPECT_NEAR(policyLoss(batch, lossNormalizer(batch.mask, options), options).loss.item<double>(), c.expected,
-                1e-12);
+    EXPECT_NEAR(policyLoss(batch, lossNormalizer(batch.mask, options), options).loss.item<double>(), c.expected, 1e-12);
   }
   EXPECT_EQ(parseLossAggregation("seq_mean_token_mean"), LossAggregation::SeqMeanTokenMean);
   EXPECT_THROW(parseLossAggregation("sum"), std::invalid_argument);
@@ -95,7 +95,7 @@ TEST(PolicyLossTest, MicroBatchesAddUpToTheFullBatchLossAndGradient) {
     double summed = 0;
     for (int i = 0; i < 2; ++i) {
       auto batch = twoCompletions(parts);
-      PolicyLossBatch micro{batch.logProbs.narrow(0, i, 1), batch.oldLogProbs.narrow(0, i, 1), {}, {},
+      PolicyLossBatch micro{batch.logProbs.narrow(0, i, 1),   batch.oldLogProbs.narrow(0, i, 1), {}, {},
                             batch.advantages.narrow(0, i, 1), batch.mask.narrow(0, i, 1)};
       auto loss = policyLoss(micro, normalizer, options).loss;
       loss.backward(); // gradients accumulate as in gradient accumulation
@@ -110,7 +110,7 @@ TEST(PolicyLossTest, K3KlValueAndGradient) {
   auto logp = row({std::log(0.5)}).requires_grad_(true);
   PolicyLossOptions options;
   options.beta = 0.1;
-  PolicyLossBatch batch{logp, logp.detach(), {}, row({std::log(0.25)}), torch::tensor({0.0}, torch::kFloat64),
+  PolicyLossBatch batch{logp,    logp.detach(), {}, row({std::log(0.25)}), torch::tensor({0.0}, torch::kFloat64),
                         row({1})};
   auto result = policyLoss(batch, 1, options);
   const double k3 = 0.5 + std::log(2.0) - 1; // exp(-ln 2) - (-ln 2) - 1
@@ -127,7 +127,7 @@ TEST(PolicyLossTest, TruncatedImportanceSamplingWeightsAndCaps) {
   PolicyLossOptions options; // cap 2
   // Trainer's old policy 0.3, the sampler's 0.1: weight 3, capped at 2; 0.2 vs 0.4: weight 0.5.
   auto old = row({std::log(0.3), std::log(0.2)});
-  PolicyLossBatch batch{old.clone().requires_grad_(true), old, row({std::log(0.1), std::log(0.4)}), {},
+  PolicyLossBatch batch{old.clone().requires_grad_(true),      old,        row({std::log(0.1), std::log(0.4)}), {},
                         torch::tensor({1.0}, torch::kFloat64), row({1, 1})};
   auto result = policyLoss(batch, 2, options);
   EXPECT_NEAR(result.loss.item<double>(), -(2.0 + 0.5) / 2, 1e-12);

@@ -48,10 +48,10 @@ struct PolicyLossBatch {
 double lossNormalizer(const torch::Tensor &fullBatchMask, const PolicyLossOptions &options);
 
 struct PolicyLossResult {
-  torch::Tensor loss;        // scalar, this micro-batch's share of the batch loss
-  double clippedTokens = 0;  // tokens whose clipped term was the active one
-  double tokens = 0;         // tokens trained on in this micro-batch
-  double klSum = 0;          // sum over tokens of k3 (0 when beta is 0)
+  torch::Tensor loss;       // scalar, this micro-batch's share of the batch loss
+  double clippedTokens = 0; // tokens whose clipped term was the active one
+  double tokens = 0;        // tokens trained on in this micro-batch
+  double klSum = 0;         // sum over tokens of k3 (0 when beta is 0)
   double tisClippedTokens = 0;
 };
 
