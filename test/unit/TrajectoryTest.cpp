@@ -1,0 +1,163 @@
+// Multi-turn bookkeeping: per-turn advantages and DCP routing worked out by
+// hand, the code taken out of completions, the task prompt, and a
+// conversation that only ever appends token ids (never re-tokenises a turn).
+#include "cudaperf/trainer/KernelPrompt.h"
+#include "cudaperf/trainer/TrajectoryAdvantages.h"
+
+#include <gtest/gtest.h>
+
+#include <boost/json.hpp>
+
+#include <cmath>
+
+using namespace cudaperf;
+using namespace cudaperf::trainer;
+
+namespace {
+
+TurnOutcome pass(double reward, double speedup = 1) { return {reward, true, speedup}; }
+TurnOutcome fail(double reward) { return {reward, false, std::nullopt}; }
+
+// T1 passes at once; T2 fails then passes; T3 fails twice.
+const std::vector<TrajectoryOutcomes> kGroup{{pass(1)}, {fail(-1), pass(2)}, {fail(-1), fail(-1)}};
+
+TEST(TrajectoryAdvantagesTest, DrGrpoOnDiscountedTurnReturns) {
+  AdvantageOptions options;
+  options.mode = TrajectoryAdvantage::DrGrpo;
+  options.gamma = 0.5;
+  const auto a = trajectoryAdvantages(kGroup, options);
+  // Returns: T1 [1]; T2 [-1 + 0.5 * 2, 2] = [0, 2]; T3 [-1 + 0.5 * -1, -1] = [-1.5, -1].
+  // Turn 1: mean -1/6; turn 2 (T2 and T3 only): mean 0.5.
+  EXPECT_NEAR(a[0][0], 1 + 1.0 / 6, 1e-12);
+  EXPECT_NEAR(a[1][0], 0 + 1.0 / 6, 1e-12);
+  EXPECT_NEAR(a[2][0], -1.5 + 1.0 / 6, 1e-12);
+  EXPECT_NEAR(a[1][1], 1.5, 1e-12);
+  EXPECT_NEAR(a[2][1], -1.5, 1e-12);
+  EXPECT_EQ(a[0].size(), 1u);
+}
+
+TEST(TrajectoryAdvantagesTest, GrpoDividesByTheTurnsStandardDeviation) {
+  AdvantageOptions options;
+  options.gamma = 0.5;
+  const auto a = trajectoryAdvantages(kGroup, options);
+  const double mean = -1.0 / 6;
+  const double sd = std::sqrt(((1 - mean) * (1 - mean) + mean * mean + (-1.5 - mean) * (-1.5 - mean)) / 2);
+  EXPECT_NEAR(a[0][0], (1 - mean) / (sd + 1e-4), 1e-9);
+  EXPECT_NEAR(a[2][0], (-1.5 - mean) / (sd + 1e-4), 1e-9);
+  const double sd2 = std::sqrt((1.5 * 1.5 * 2) / 1); // [2, -1]: mean 0.5, Bessel over 2
+  EXPECT_NEAR(a[1][1], 1.5 / (sd2 + 1e-4), 1e-9);
+}
+
+TEST(TrajectoryAdvantagesTest, RankRewardIsTheSameForEveryTurnOfATrajectory) {
+  AdvantageOptions options;
+  options.mode = TrajectoryAdvantage::Rank;
+  const auto a = trajectoryAdvantages(kGroup, options);
+  EXPECT_EQ(a[0], (std::vector<double>{1.0}));        // first-turn pass beats both
+  EXPECT_EQ(a[1], (std::vector<double>{0.0, 0.0}));   // one better, one worse
+  EXPECT_EQ(a[2], (std::vector<double>{-1.0, -1.0})); // the failure
+  // Passes of the same turn, ordered by speedup.
+  const auto tied = trajectoryAdvantages({{pass(1, 3.0)}, {pass(1, 1.5)}}, options);
+  EXPECT_EQ(tied[0][0], 1.0);
+  EXPECT_EQ(tied[1][0], -1.0);
+}
+
+TEST(TrajectoryAdvantagesTest, AGroupOfOneAndEqualRewardsTeachNothing) {
+  for (auto mode : {TrajectoryAdvantage::Grpo, TrajectoryAdvantage::DrGrpo, TrajectoryAdvantage::Rank}) {
+    AdvantageOptions options;
+    options.mode = mode;
+    EXPECT_TRUE(allAdvantagesZero(trajectoryAdvantages({{fail(-1), pass(2)}}, options)));
+    EXPECT_TRUE(allAdvantagesZero(trajectoryAdvantages({{fail(-1)}, {fail(-1)}, {fail(-1)}}, options)));
+  }
+  EXPECT_FALSE(allAdvantagesZero(trajectoryAdvantages(kGroup, {})));
+  EXPECT_THROW(parseTrajectoryAdvantage("ppo"), std::invalid_argument);
+}
+
+TEST(TrajectoryAdvantagesTest, DcpGivesMoreTurnsOnlyToGroupsInsideTheGate) {
+  const DcpGate gate{1, 2};
+  EXPECT_TRUE(takesAnotherTurn({{pass(1)}, {fail(-1)}, {fail(-1)}}, 1, 3, gate));   // 2 failures
+  EXPECT_FALSE(takesAnotherTurn({{fail(-1)}, {fail(-1)}, {fail(-1)}}, 1, 3, gate)); // 3: too hard
+  EXPECT_FALSE(takesAnotherTurn({{pass(1)}, {pass(1)}, {pass(1)}}, 1, 3, gate));    // solved
+  EXPECT_FALSE(takesAnotherTurn({{pass(1)}, {fail(-1)}, {fail(-1)}}, 3, 3, gate));  // no turns left
+}
+
+TEST(KernelPromptTest, TheLastCodeBlockIsTheCandidate) {
+  EXPECT_EQ(extractKernelSource("Plan:\n```text\nsteps\n```\nCode:\n```cuda\n__global__ void k() {}\n```\nDone."),
+            "__global__ void k() {}\n");
+  EXPECT_EQ(extractKernelSource("```cpp\nint a;\n```\n```cu\nint b;\n```"), "int b;\n");
+  EXPECT_EQ(extractKernelSource("```cuda\n__global__ void k() { // ran out of tokens"),
+            "__global__ void k() { // ran out of tokens");
+  EXPECT_EQ(extractKernelSource("__global__ void bare() {}"), "__global__ void bare() {}");
+}
+
+TEST(KernelPromptTest, TheTaskMessageCarriesEverythingTheKernelNeeds) {
+  const TaskSpec task = loadTask(std::filesystem::path(CUDAPERF_TASKS_DIR) / "vector_add");
+  const std::string message = taskMessage(task);
+  EXPECT_NE(message.find(task.signature), std::string::npos);
+  EXPECT_NE(message.find("- c: float32*, output, n elements"), std::string::npos) << message;
+  EXPECT_NE(message.find("- n: int32 = n"), std::string::npos) << message;
+  EXPECT_NE(message.find("measured at n=67108864"), std::string::npos) << message;
+  EXPECT_NE(message.find("```c\n"), std::string::npos);
+  EXPECT_NE(message.find("c[i] = a[i] + b[i]"), std::string::npos);
+}
+
+Tokenizer chatTokenizer() {
+  boost::json::object vocab;
+  int shifted = 0;
+  for (int b = 0; b < 256; ++b) {
+    const bool printable = (b >= '!' && b <= '~') || (b >= 0xA1 && b <= 0xAC) || (b >= 0xAE && b <= 0xFF);
+    const int cp = printable ? b : 256 + shifted++;
+    std::string s;
+    if (cp < 0x80)
+      s += static_cast<char>(cp);
+    else
+      s += static_cast<char>(0xC0 | (cp >> 6)), s += static_cast<char>(0x80 | (cp & 0x3F));
+    vocab[s] = b;
+  }
+  boost::json::array added{boost::json::object{{"id", 256}, {"content", "<|im_start|>"}, {"special", true}},
+                           boost::json::object{{"id", 257}, {"content", "<|im_end|>"}, {"special", true}}};
+  return Tokenizer::fromJsonText(
+      boost::json::serialize(boost::json::object{
+          {"model", boost::json::object{{"type", "BPE"}, {"vocab", vocab}, {"merges", boost::json::array{}}}},
+          {"added_tokens", added},
+          {"pre_tokenizer", boost::json::object{{"type", "ByteLevel"}}}}),
+      "chat");
+}
+
+TEST(ConversationTest, TurnsOnlyAppendIdsAndMaskWhatThePolicyWrote) {
+  const Tokenizer tokenizer = chatTokenizer();
+  const TaskSpec task = loadTask(std::filesystem::path(CUDAPERF_TASKS_DIR) / "vector_add");
+  Conversation conversation(tokenizer, task);
+  const auto prompt = conversation.ids();
+  EXPECT_EQ(tokenizer.decode(std::vector<std::int32_t>(prompt.begin(), prompt.end())),
+            Tokenizer::chatPrompt({{"system", kKernelSystemPrompt}, {"user", taskMessage(task)}}));
+  // A completion whose ids would not come back from encoding its text (a
+  // split the tokenizer would never make): it must stay exactly as sampled.
+  const std::vector<std::int64_t> first{'a', 'b', 257};
+  conversation.addCompletion(first);
+  conversation.addFeedback("Wrong answer: 0 of 5 tests passed.");
+  const auto afterOne = conversation.ids();
+  ASSERT_GT(afterOne.size(), prompt.size() + first.size());
+  EXPECT_TRUE(std::equal(prompt.begin(), prompt.end(), afterOne.begin()));
+  EXPECT_TRUE(std::equal(first.begin(), first.end(), afterOne.begin() + prompt.size()));
+  // The completion ended with <|im_end|>: not closed twice.
+  const std::string feedback(
+      tokenizer.decode(std::vector<std::int32_t>(afterOne.begin() + prompt.size() + 3, afterOne.end())));
+  EXPECT_EQ(feedback,
+            "\n" + Tokenizer::chatPrompt({{"user", refinementMessage("Wrong answer: 0 of 5 tests passed.")}}));
+  // A second completion cut by the length limit: the feedback closes it.
+  conversation.addCompletion({'x'});
+  conversation.addFeedback("Compiled.");
+  const auto &ids = conversation.ids();
+  const std::size_t secondAt = afterOne.size();
+  EXPECT_EQ(ids[secondAt], 'x');
+  EXPECT_EQ(ids[secondAt + 1], 257);
+  // The mask: exactly the four completion tokens, with their turns.
+  std::vector<std::int32_t> turns;
+  for (std::size_t i = 0; i < ids.size(); ++i)
+    if (conversation.policyMask()[i])
+      turns.push_back(conversation.turnOf()[i]);
+  EXPECT_EQ(turns, (std::vector<std::int32_t>{1, 1, 1, 2}));
+  EXPECT_EQ(conversation.turns(), 2);
+}
+
+} // namespace
