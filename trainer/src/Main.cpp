@@ -1,5 +1,5 @@
 // cudaperf-train: the offline pairwise ranker behind the structural reward,
-// and the policy model (generate, tokenize, logits, sample-check).
+// the policy model (generate, tokenize, logits, sample-check, init) and GRPO.
 #include "cudaperf/trainer/Commands.h"
 
 #include <exception>
@@ -21,7 +21,9 @@ constexpr const char *kUsage =
     "       cudaperf-train logits --model DIR --ids FILE.json --out FILE.safetensors [--device D] [--dtype T]\n"
     "       cudaperf-train sample-check --model DIR --prompts FILE.json [--group G] [--max-new-tokens N]\n"
     "                           [--temperature T] [--top-p P] [--top-k K] [--seed S] [--device D] [--dtype T]\n"
-    "                           [--ignore-eos] [--no-cuda-graph] [--no-recompute] [--completions-out FILE]\n";
+    "                           [--ignore-eos] [--no-cuda-graph] [--no-recompute] [--completions-out FILE]\n"
+    "       cudaperf-train grpo --config FILE.json [--steps N] [--resume DIR|latest] [--stop-after N]\n"
+    "       cudaperf-train init --config config.json [--tokenizer tokenizer.json] --out DIR [--seed S] [--dtype T]\n";
 
 } // namespace
 
@@ -45,6 +47,10 @@ int main(int argc, char **argv) {
       return cudaperf::logitsCommand(rest);
     if (args[0] == "sample-check")
       return cudaperf::sampleCheckCommand(rest);
+    if (args[0] == "grpo")
+      return cudaperf::grpoCommand(rest);
+    if (args[0] == "init")
+      return cudaperf::initCommand(rest);
     std::cerr << "cudaperf-train: unknown command '" << args[0] << "'\n" << kUsage;
     return 2;
   } catch (const std::exception &error) {

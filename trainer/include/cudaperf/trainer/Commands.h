@@ -13,5 +13,7 @@ int generateCommand(const std::vector<std::string> &args);
 int tokenizeCommand(const std::vector<std::string> &args);
 int logitsCommand(const std::vector<std::string> &args);
 int sampleCheckCommand(const std::vector<std::string> &args);
+int grpoCommand(const std::vector<std::string> &args);
+int initCommand(const std::vector<std::string> &args);
 
 } // namespace cudaperf

@@ -1,0 +1,229 @@
+// The GRPO loop on a tiny random policy: an interrupted and resumed run gives
+// the same losses as an uninterrupted one; multi-turn with DCP takes the
+// second turn only where the gate admits it, and the diagnostic mode logs the
+// pruned groups' recovery; AdamW and the schedule against hand values. The
+// rewards here come from a stand-in scorer of the completion's text (the real
+// daemon is the integration test's): deterministic, so resumes can be compared.
+#include "cudaperf/trainer/AdamW.h"
+#include "cudaperf/trainer/GrpoTrainer.h"
+
+#include <gtest/gtest.h>
+
+#include <boost/json.hpp>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <unistd.h>
+
+using namespace cudaperf::trainer;
+namespace fs = std::filesystem;
+namespace json = boost::json;
+
+namespace {
+
+// Scores the text it is given: the number of distinct bytes, folded to [-2, 2];
+// "ok" above 0.5. Stands in for the daemon so that two runs can be compared exactly.
+class TextScorer : public RewardSource {
+public:
+  std::vector<RewardAnswer> evaluate(const std::vector<RewardRequest> &requests) override {
+    std::vector<RewardAnswer> out;
+    for (const auto &request : requests) {
+      std::set<char> distinct(request.source.begin(), request.source.end());
+      RewardAnswer answer;
+      answer.ok = true;
+      answer.httpStatus = 200;
+      answer.reward = static_cast<double>(distinct.size() % 5) - 2.0;
+      answer.status = *answer.reward > 0.5 ? "ok" : "wrong_answer";
+      answer.feedback = "Wrong answer: try again.";
+      out.push_back(answer);
+      ++calls;
+    }
+    return out;
+  }
+  int calls = 0;
+};
+
+std::string byteChatTokenizer() {
+  json::object vocab;
+  int shifted = 0;
+  for (int b = 0; b < 256; ++b) {
+    const bool printable = (b >= '!' && b <= '~') || (b >= 0xA1 && b <= 0xAC) || (b >= 0xAE && b <= 0xFF);
+    const int cp = printable ? b : 256 + shifted++;
+    std::string s;
+    if (cp < 0x80)
+      s += static_cast<char>(cp);
+    else
+      s += static_cast<char>(0xC0 | (cp >> 6)), s += static_cast<char>(0x80 | (cp & 0x3F));
+    vocab[s] = b;
+  }
+  json::array added{json::object{{"id", 256}, {"content", "<|im_start|>"}, {"special", true}},
+                    json::object{{"id", 257}, {"content", "<|im_end|>"}, {"special", true}}};
+  return json::serialize(
+      json::object{{"model", json::object{{"type", "BPE"}, {"vocab", vocab}, {"merges", json::array{}}}},
+                   {"added_tokens", added},
+                   {"pre_tokenizer", json::object{{"type", "ByteLevel"}}}});
+}
+
+fs::path makeModel(const std::string &name) {
+  const fs::path dir = fs::temp_directory_path() / ("cudaperf-grpo-" + std::to_string(::getpid()) + "-" + name);
+  fs::remove_all(dir);
+  ModelConfig c;
+  c.family = ModelFamily::Qwen2;
+  c.vocabSize = 258;
+  c.hiddenSize = 32;
+  c.intermediateSize = 48;
+  c.layers = 2;
+  c.heads = 4;
+  c.kvHeads = 2;
+  c.headDim = 8;
+  c.maxPositions = 4096;
+  c.tieEmbeddings = true;
+  c.qkvBias = true;
+  c.eosTokenIds = {257};
+  PolicyModel::random(c, torch::kCPU, torch::kFloat32, 3).save(dir.string());
+  std::ofstream(dir / "tokenizer.json") << byteChatTokenizer();
+  return dir;
+}
+
+GrpoConfig tinyConfig(const fs::path &model, const fs::path &out) {
+  GrpoConfig c;
+  c.model = model.string();
+  c.tasksDir = CUDAPERF_TASKS_DIR;
+  c.tasks = {"relu", "vector_add", "saxpy"};
+  c.outDir = out.string();
+  c.promptsPerStep = 2;
+  c.group = 3;
+  c.maxNewTokens = 12;
+  c.learningRate = 1e-2;
+  c.microBatch = 2;
+  c.updatesPerBatch = 2;
+  c.steps = 3;
+  c.checkpointEvery = 1;
+  c.seed = 5;
+  return c;
+}
+
+std::vector<json::object> readLog(const fs::path &out) {
+  std::vector<json::object> records;
+  std::ifstream in(out / "log.jsonl");
+  for (std::string line; std::getline(in, line);)
+    records.push_back(json::parse(line).as_object());
+  return records;
+}
+
+TEST(GrpoTrainerTest, AResumedRunGivesTheUninterruptedRunsLosses) {
+  const fs::path model = makeModel("resume");
+  const fs::path whole = model.string() + "-whole", parts = model.string() + "-parts";
+  fs::remove_all(whole);
+  fs::remove_all(parts);
+  std::ostringstream quiet;
+  {
+    TextScorer scorer;
+    GrpoTrainer trainer(tinyConfig(model, whole), scorer);
+    trainer.run(quiet);
+  }
+  {
+    TextScorer scorer;
+    GrpoTrainer trainer(tinyConfig(model, parts), scorer);
+    trainer.run(quiet, 2); // interrupted after two of the three steps
+  }
+  {
+    TextScorer scorer;
+    GrpoConfig config = tinyConfig(model, parts);
+    config.resume = "latest";
+    GrpoTrainer trainer(config, scorer);
+    EXPECT_EQ(trainer.stepsDone(), 2);
+    trainer.run(quiet);
+    EXPECT_EQ(scorer.calls, 6); // one step's completions: nothing replayed
+  }
+  const auto a = readLog(whole), b = readLog(parts);
+  ASSERT_EQ(a.size(), 3u);
+  ASSERT_EQ(b.size(), 3u);
+  bool trained = false;
+  for (std::size_t i = 0; i < 3; ++i) {
+    EXPECT_EQ(a[i].at("step").as_int64(), static_cast<std::int64_t>(i + 1));
+    EXPECT_EQ(b[i].at("step").as_int64(), static_cast<std::int64_t>(i + 1));
+    EXPECT_EQ(a[i].at("loss").as_double(), b[i].at("loss").as_double()) << "step " << i + 1;
+    EXPECT_EQ(a[i].at("reward_mean").as_double(), b[i].at("reward_mean").as_double()) << "step " << i + 1;
+    trained |= a[i].at("trained_completions").as_int64() > 0 && a[i].at("grad_norm").as_double() > 0;
+    EXPECT_NEAR(a[i].at("logprob_agreement").as_double(), 1.0, 1e-3); // sampler and trainer agree
+  }
+  EXPECT_TRUE(trained) << "no step trained: the comparison proves nothing";
+  for (const char *file : {"model.safetensors", "config.json", "tokenizer.json", "optimizer.safetensors",
+                           "trainer_state.json"})
+    EXPECT_TRUE(fs::exists(parts / "step-3" / file)) << file;
+  for (const auto &dir : {model, whole, parts})
+    fs::remove_all(dir);
+}
+
+TEST(GrpoTrainerTest, MultiTurnFollowsTheDcpGateAndTheDiagnosticLogsRecovery) {
+  const fs::path model = makeModel("turns");
+  const fs::path out = model.string() + "-out";
+  fs::remove_all(out);
+  std::ostringstream quiet;
+  GrpoConfig config = tinyConfig(model, out);
+  config.steps = 1;
+  config.maxTurns = 2;
+  config.checkpointEvery = 0;
+  {
+    TextScorer scorer;
+    GrpoTrainer trainer(config, scorer);
+    const auto record = trainer.step();
+    const auto &rates = record.at("pass_rate_per_turn").as_array();
+    ASSERT_EQ(rates.size(), 2u);
+    // Every group with a failure is admitted (tau 1..inf): its failures took turn 2.
+    if (!record.at("dcp_activation").is_null())
+      EXPECT_EQ(record.at("dcp_activation").as_double(), 1.0);
+    EXPECT_EQ(scorer.calls, 6 + static_cast<int>(std::round((1 - rates[0].as_double()) * 6)));
+    EXPECT_TRUE(record.at("dcp_recovery").is_null());
+  }
+  config.dcpTauMax = 0; // no group admitted; the diagnostic runs their next turn untrained
+  config.dcpDiagnostic = true;
+  {
+    TextScorer scorer;
+    GrpoTrainer trainer(config, scorer);
+    const auto record = trainer.step();
+    EXPECT_TRUE(record.at("pass_rate_per_turn").as_array()[1].is_null()); // nothing trained on turn 2
+    const double firstPass = record.at("pass_rate_per_turn").as_array()[0].as_double();
+    if (firstPass < 1.0) {
+      EXPECT_FALSE(record.at("dcp_recovery").is_null());
+      EXPECT_EQ(record.at("dcp_activation").as_double(), 0.0);
+    }
+  }
+  fs::remove_all(model);
+  fs::remove_all(out);
+}
+
+TEST(GrpoConfigTest, UnknownKeysAndBadValuesAreErrors) {
+  EXPECT_THROW(GrpoConfig::fromJsonText(R"({"model":"m","learning_rat":1e-5})", "c.json"), std::invalid_argument);
+  EXPECT_THROW(GrpoConfig::fromJsonText(R"({"model":"m","group":"four"})", "c.json"), std::invalid_argument);
+  EXPECT_THROW(GrpoConfig::fromJsonText(R"({"model":"m","temperature":0})", "c.json"), std::invalid_argument);
+  EXPECT_THROW(GrpoConfig::fromJsonText(R"({"group":4})", "c.json"), std::invalid_argument);
+  const auto c = GrpoConfig::fromJsonText(R"({"model":"m","group":8,"daemon_urls":["http://a:1","http://b:2"]})", "c");
+  EXPECT_EQ(c.group, 8);
+  EXPECT_EQ(c.daemonUrls.size(), 2u);
+  EXPECT_EQ(GrpoConfig::fromJsonText(c.toJsonText(), "again").daemonUrls, c.daemonUrls);
+}
+
+TEST(AdamWTest, OneStepByHandAndTheSchedule) {
+  auto p = torch::tensor({1.0f, -2.0f}).requires_grad_(true);
+  AdamW optimizer({p}, AdamWOptions{0.9, 0.999, 1e-8, 0.1});
+  (p * torch::tensor({3.0f, -4.0f})).sum().backward(); // gradient [3, -4]
+  optimizer.step(0.01);
+  // Step 1: m_hat = g, v_hat = g^2: the update is sign(g) (up to eps); decay 1 - lr * wd.
+  EXPECT_NEAR(p[0].item<double>(), 1.0 * (1 - 0.001) - 0.01, 1e-6);
+  EXPECT_NEAR(p[1].item<double>(), -2.0 * (1 - 0.001) + 0.01, 1e-6);
+  EXPECT_NEAR(warmupCosine(0, 1.0, 4, 10), 0.25, 1e-12);
+  EXPECT_NEAR(warmupCosine(4, 1.0, 4, 10), 1.0, 1e-12);
+  EXPECT_NEAR(warmupCosine(10, 1.0, 4, 10, 0.1), 0.1, 1e-12);
+  EXPECT_NEAR(warmupCosine(7, 1.0, 4, 10, 0.0), 0.5, 1e-12);
+  auto q = torch::tensor({3.0f, 4.0f}).requires_grad_(true);
+  (q * q).sum().backward(); // gradient [6, 8], norm 10
+  EXPECT_NEAR(clipGradientNorm({q}, 5.0), 10.0, 1e-5);
+  EXPECT_NEAR(q.grad().norm().item<double>(), 5.0, 1e-3);
+}
+
+} // namespace

@@ -1,0 +1,56 @@
+// cudaperf-train grpo --config FILE: GRPO against cudaperfd (docs/training.md).
+// cudaperf-train init --config config.json --tokenizer tokenizer.json --out DIR:
+// a model of that shape with random weights, to train from scratch.
+#include "cudaperf/trainer/Commands.h"
+
+#include "cudaperf/trainer/CommandFlags.h"
+#include "cudaperf/trainer/GrpoTrainer.h"
+
+#include <filesystem>
+#include <iostream>
+#include <stdexcept>
+
+namespace cudaperf {
+
+int grpoCommand(const std::vector<std::string> &args) {
+  const Flags flags = parseFlags(args, {"config", "steps", "resume", "stop-after"});
+  if (!flags.count("config"))
+    throw std::invalid_argument("--config FILE.json is required");
+  trainer::GrpoConfig config = trainer::GrpoConfig::fromFile(textFlag(flags, "config"));
+  // What one changes from the command line: run longer, resume, or stop after
+  // N steps of this invocation (a time-limited job; the schedule stays the run's).
+  if (flags.count("steps"))
+    config.steps = static_cast<std::int64_t>(numberFlag(flags, "steps", 0));
+  if (flags.count("resume"))
+    config.resume = textFlag(flags, "resume");
+  std::cerr << "cudaperf-train grpo: " << config.toJsonText() << "\n";
+  trainer::RewardClientOptions client;
+  client.urls = config.daemonUrls;
+  client.concurrency = config.daemonConcurrency;
+  trainer::DaemonRewards rewards(client);
+  trainer::GrpoTrainer trainer(config, rewards);
+  trainer.run(std::cerr, static_cast<std::int64_t>(numberFlag(flags, "stop-after", 0)));
+  std::cerr << "cudaperf-train grpo: " << trainer.stepsDone() << " steps; log in " << config.outDir
+            << "/log.jsonl\n";
+  return 0;
+}
+
+int initCommand(const std::vector<std::string> &args) {
+  const Flags flags = parseFlags(args, {"config", "tokenizer", "out", "seed", "dtype"});
+  const std::string out = textFlag(flags, "out");
+  if (!flags.count("config") || out.empty())
+    throw std::invalid_argument("--config config.json and --out DIR are required");
+  const auto config = trainer::ModelConfig::fromFile(textFlag(flags, "config"));
+  const std::string dtype = textFlag(flags, "dtype", "f32");
+  const torch::Dtype type = dtype == "bf16" ? torch::kBFloat16 : dtype == "f16" ? torch::kFloat16 : torch::kFloat32;
+  const auto model = trainer::PolicyModel::random(config, torch::kCPU, type,
+                                                  static_cast<std::uint64_t>(numberFlag(flags, "seed", 0)));
+  model.save(out);
+  if (flags.count("tokenizer"))
+    std::filesystem::copy_file(textFlag(flags, "tokenizer"), std::filesystem::path(out) / "tokenizer.json",
+                               std::filesystem::copy_options::overwrite_existing);
+  std::cout << out << ": " << model.parameterCount() << " parameters\n";
+  return 0;
+}
+
+} // namespace cudaperf

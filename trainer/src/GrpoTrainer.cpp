@@ -1,0 +1,508 @@
+#include "cudaperf/trainer/GrpoTrainer.h"
+
+#include "cudaperf/trainer/KernelPrompt.h"
+#include "cudaperf/trainer/PolicyLoss.h"
+#include "cudaperf/trainer/Safetensors.h"
+#include "cudaperf/trainer/TrajectoryAdvantages.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <numeric>
+#include <random>
+#include <sstream>
+#include <unistd.h>
+
+namespace cudaperf::trainer {
+namespace json = boost::json;
+namespace fs = std::filesystem;
+
+namespace {
+
+double since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+// A seed for (run seed, step, turn): the same on resume, different everywhere else.
+std::uint64_t mixSeed(std::uint64_t seed, std::uint64_t step, std::uint64_t turn) {
+  std::uint64_t x = seed * 0x9E3779B97F4A7C15ull ^ (step + 1) * 0xBF58476D1CE4E5B9ull ^ (turn + 1) * 0x94D049BB133111EBull;
+  x ^= x >> 31;
+  x *= 0xD6E8FEB86659FD93ull;
+  return x ^ (x >> 32);
+}
+
+torch::Device parseDevice(const std::string &name) {
+  if (name == "cpu")
+    return torch::kCPU;
+  if (name == "cuda")
+    return torch::Device(torch::kCUDA, 0);
+  throw std::invalid_argument("device: cpu or cuda, not '" + name + "'");
+}
+
+torch::Dtype parseDtype(const std::string &name) {
+  if (name == "f32")
+    return torch::kFloat32;
+  if (name == "bf16")
+    return torch::kBFloat16;
+  if (name == "f16")
+    return torch::kFloat16;
+  throw std::invalid_argument("dtype: f32, bf16 or f16, not '" + name + "'");
+}
+
+double mean(const std::vector<double> &values) {
+  return values.empty() ? 0.0 : std::accumulate(values.begin(), values.end(), 0.0) / static_cast<double>(values.size());
+}
+
+void copyFile(const fs::path &from, const fs::path &to) {
+  std::error_code error;
+  fs::copy_file(from, to, fs::copy_options::overwrite_existing, error);
+}
+
+} // namespace
+
+torch::Tensor tokenLogProbs(const PolicyModel &model, const torch::Tensor &ids, const torch::Tensor &firstSlot,
+                            const SamplingOptions &options, torch::Tensor *entropy) {
+  const auto L = ids.size(1);
+  auto logits = model.forward(ids.narrow(1, 0, L - 1), firstSlot);
+  auto logProbs = samplingLogProbs(logits, options);
+  if (entropy) {
+    torch::NoGradGuard noGrad;
+    auto p = logProbs.exp();
+    // Removed tokens (log-prob -inf, probability 0) add nothing.
+    *entropy = -(p * logProbs.masked_fill(p == 0, 0)).sum(-1);
+  }
+  return logProbs.gather(-1, ids.narrow(1, 1, L - 1).unsqueeze(-1)).squeeze(-1);
+}
+
+struct GrpoTrainer::Trajectory {
+  std::size_t task;
+  Conversation conversation;
+  std::vector<float> samplerLogProbs; // one per policy token, in order
+  TrajectoryOutcomes outcomes;
+  std::vector<RewardAnswer> answers;
+  bool done = false;
+};
+
+GrpoTrainer::GrpoTrainer(GrpoConfig config, RewardSource &rewards)
+    : config_(std::move(config)), rewards_(rewards), tokenizer_(Tokenizer::fromFolder(config_.model)) {
+  const torch::Device device = parseDevice(config_.device);
+  const torch::Dtype dtype = parseDtype(config_.dtype);
+  std::vector<std::string> names = config_.tasks;
+  if (names.empty())
+    for (const auto &entry : fs::directory_iterator(config_.tasksDir))
+      if (fs::exists(entry.path() / "task.json"))
+        names.push_back(entry.path().filename().string());
+  std::sort(names.begin(), names.end());
+  for (const auto &name : names)
+    tasks_.push_back(loadTask(fs::path(config_.tasksDir) / name));
+  if (tasks_.empty())
+    throw std::invalid_argument("grpo: no tasks in " + config_.tasksDir);
+
+  std::string weights = config_.model;
+  std::string resume = config_.resume;
+  if (resume == "latest") {
+    std::ifstream latest(fs::path(config_.outDir) / "latest");
+    std::getline(latest, resume);
+    resume = resume.empty() ? "" : (fs::path(config_.outDir) / resume).string();
+  }
+  if (!resume.empty())
+    weights = resume;
+  model_ = std::make_unique<PolicyModel>(PolicyModel::load(weights, device, dtype));
+  if (config_.beta > 0) // the frozen reference: the starting policy, also on resume
+    reference_ = std::make_unique<PolicyModel>(PolicyModel::load(config_.model, device, dtype));
+  for (auto &p : model_->parameters())
+    p.requires_grad_(true);
+  optimizer_ = std::make_unique<AdamW>(model_->parameters(), AdamWOptions{0.9, 0.999, 1e-8, config_.weightDecay});
+  if (!resume.empty())
+    resumeFrom(resume);
+
+  sampling_.temperature = config_.temperature;
+  sampling_.topP = config_.topP;
+  sampling_.topK = config_.topK;
+  sampling_.maxNewTokens = config_.maxNewTokens;
+  sampling_.stopIds = model_->config().eosTokenIds;
+  if (auto end = tokenizer_.tokenId("<|im_end|>"))
+    if (std::find(sampling_.stopIds.begin(), sampling_.stopIds.end(), *end) == sampling_.stopIds.end())
+      sampling_.stopIds.push_back(*end);
+  if (!sampling_.stopIds.empty())
+    sampling_.padId = sampling_.stopIds.front();
+}
+
+std::vector<std::size_t> GrpoTrainer::promptsOfStep(std::int64_t step) const {
+  // Epoch e visits every task once in the order of a shuffle seeded by (seed, e):
+  // the data position is the step, so a resume neither replays nor skips.
+  std::vector<std::size_t> out;
+  const std::size_t n = tasks_.size();
+  for (std::int64_t k = 0; k < config_.promptsPerStep; ++k) {
+    const std::uint64_t index = static_cast<std::uint64_t>(step * config_.promptsPerStep + k);
+    const std::uint64_t epoch = index / n;
+    std::vector<std::size_t> order(n);
+    std::iota(order.begin(), order.end(), 0);
+    std::mt19937_64 generator(mixSeed(config_.seed, epoch, 1u << 20));
+    for (std::size_t i = n; i > 1; --i) // Fisher-Yates: the same on every standard library
+      std::swap(order[i - 1], order[generator() % i]);
+    out.push_back(order[index % n]);
+  }
+  return out;
+}
+
+json::object GrpoTrainer::step() {
+  const auto stepStart = std::chrono::steady_clock::now();
+  double generateSeconds = 0, rewardSeconds = 0, trainSeconds = 0;
+  std::int64_t generatedTokens = 0, daemonCalls = 0;
+  const int G = config_.group;
+
+  // ------------------------------------------------------------- rollout
+  std::vector<std::vector<Trajectory>> groups;
+  for (std::size_t task : promptsOfStep(step_)) {
+    groups.emplace_back();
+    for (int g = 0; g < G; ++g)
+      groups.back().push_back(Trajectory{task, Conversation(tokenizer_, tasks_[task]), {}, {}, {}, false});
+  }
+  std::vector<bool> groupActive(groups.size(), true);
+  std::vector<int> passedPerTurn(config_.maxTurns + 1, 0), tookTurn(config_.maxTurns + 1, 0);
+  int admittedAfterFirst = 0, groupsWithFailuresAfterFirst = 0;
+  int diagnosticTrials = 0, diagnosticRecovered = 0;
+  std::vector<double> rewardsFirstTurn, rVerFirstTurn, rStrFirstTurn;
+
+  // Generate and score one turn for the given trajectories; train on it or not.
+  auto playTurn = [&](std::vector<Trajectory *> rows, int turn, bool trained) {
+    std::vector<std::vector<std::int64_t>> contexts;
+    for (auto *row : rows)
+      contexts.push_back(row->conversation.ids());
+    SamplingOptions options = sampling_;
+    options.seed = mixSeed(config_.seed, static_cast<std::uint64_t>(step_), static_cast<std::uint64_t>(turn) +
+                                                                                 (trained ? 0 : 1000));
+    auto start = std::chrono::steady_clock::now();
+    const Sampler sampler(*model_, &tokenizer_);
+    const GenerationResult generated = sampler.generate(contexts, 1, options);
+    generateSeconds += since(start);
+    std::vector<RewardRequest> requests;
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+      generatedTokens += static_cast<std::int64_t>(generated.completions[i].ids.size());
+      requests.push_back({tasks_[rows[i]->task].name, extractKernelSource(generated.completions[i].text), turn});
+    }
+    start = std::chrono::steady_clock::now();
+    const auto answers = rewards_.evaluate(requests);
+    rewardSeconds += since(start);
+    daemonCalls += static_cast<std::int64_t>(requests.size());
+    std::vector<bool> passed;
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+      const RewardAnswer &answer = answers[i];
+      if (!answer.ok)
+        throw std::runtime_error("grpo: the reward request for task '" + requests[i].task + "' failed: " + answer.error);
+      passed.push_back(answer.status == "ok");
+      if (!trained)
+        continue;
+      Trajectory &row = *rows[i];
+      row.conversation.addCompletion(generated.completions[i].ids);
+      row.samplerLogProbs.insert(row.samplerLogProbs.end(), generated.completions[i].logProbs.begin(),
+                                 generated.completions[i].logProbs.end());
+      row.outcomes.push_back({answer.reward.value_or(0.0), passed.back(), answer.speedup});
+      row.answers.push_back(answer);
+      row.done = passed.back();
+      ++tookTurn[turn];
+      passedPerTurn[turn] += passed.back();
+      if (turn == 1) {
+        rewardsFirstTurn.push_back(answer.reward.value_or(0.0));
+        if (answer.rVer)
+          rVerFirstTurn.push_back(*answer.rVer);
+        if (answer.rStr)
+          rStrFirstTurn.push_back(*answer.rStr);
+      }
+    }
+    return passed;
+  };
+
+  const DcpGate gate{config_.dcpTauMin, config_.dcpTauMax};
+  for (int turn = 1; turn <= config_.maxTurns; ++turn) {
+    std::vector<Trajectory *> rows;
+    for (std::size_t g = 0; g < groups.size(); ++g)
+      if (groupActive[g])
+        for (auto &row : groups[g])
+          if (!row.done)
+            rows.push_back(&row);
+    if (rows.empty())
+      break;
+    playTurn(rows, turn, true);
+    std::vector<Trajectory> diagnostic; // copies: their extra turn is not trained on
+    for (std::size_t g = 0; g < groups.size(); ++g) {
+      if (!groupActive[g])
+        continue;
+      std::vector<TrajectoryOutcomes> outcomes;
+      for (auto &row : groups[g])
+        outcomes.push_back(row.outcomes);
+      const bool another = takesAnotherTurn(outcomes, turn, config_.maxTurns, gate);
+      const bool failures = std::any_of(groups[g].begin(), groups[g].end(), [](auto &r) { return !r.done; });
+      if (turn == 1 && failures && config_.maxTurns > 1) {
+        ++groupsWithFailuresAfterFirst;
+        admittedAfterFirst += another;
+      }
+      // Contexts that grew past the limit take no more turns.
+      for (auto &row : groups[g])
+        if (!row.done && static_cast<std::int64_t>(row.conversation.ids().size()) + config_.maxNewTokens >
+                             config_.maxContextTokens)
+          row.done = true;
+      if (another) {
+        for (auto &row : groups[g])
+          if (!row.done)
+            row.conversation.addFeedback(row.answers.back().feedback);
+      } else {
+        groupActive[g] = false;
+        // LEAP's diagnostic: what the pruned group's failures would have done with one more turn.
+        if (config_.dcpDiagnostic && failures && turn < config_.maxTurns)
+          for (auto &row : groups[g])
+            if (!row.done) {
+              diagnostic.push_back(row);
+              diagnostic.back().conversation.addFeedback(row.answers.back().feedback);
+            }
+      }
+    }
+    if (!diagnostic.empty()) {
+      std::vector<Trajectory *> pointers;
+      for (auto &row : diagnostic)
+        pointers.push_back(&row);
+      const auto recovered = playTurn(pointers, turn + 1, false);
+      diagnosticTrials += static_cast<int>(recovered.size());
+      diagnosticRecovered += static_cast<int>(std::count(recovered.begin(), recovered.end(), true));
+    }
+  }
+
+  // ---------------------------------------------------------- advantages
+  AdvantageOptions advantageOptions;
+  advantageOptions.mode = parseTrajectoryAdvantage(config_.advantage);
+  advantageOptions.gamma = config_.gamma;
+  advantageOptions.rankTieBreakBySpeedup = config_.rankTieBreakBySpeedup;
+  struct Row {
+    const Trajectory *trajectory;
+    std::vector<double> advantages; // per turn
+  };
+  std::vector<Row> rows;
+  int zeroStdGroups = 0;
+  for (auto &group : groups) {
+    std::vector<TrajectoryOutcomes> outcomes;
+    for (auto &row : group)
+      outcomes.push_back(row.outcomes);
+    const auto advantages = trajectoryAdvantages(outcomes, advantageOptions);
+    if (allAdvantagesZero(advantages)) {
+      ++zeroStdGroups;
+      if (config_.filterZeroStd)
+        continue;
+    }
+    for (std::size_t i = 0; i < group.size(); ++i)
+      rows.push_back({&group[i], advantages[i]});
+  }
+
+  // ------------------------------------------------------------ training
+  const auto trainStart = std::chrono::steady_clock::now();
+  PolicyLossOptions lossOptions;
+  lossOptions.epsLow = config_.epsLow;
+  lossOptions.epsHigh = config_.epsHigh;
+  lossOptions.beta = config_.beta;
+  lossOptions.tisCap = config_.tisCap;
+  lossOptions.aggregation = parseLossAggregation(config_.lossAggregation);
+  lossOptions.maxCompletionTokens = config_.maxNewTokens * config_.maxTurns;
+  const torch::Device device = model_->device();
+  struct Micro {
+    torch::Tensor ids, firstSlot, mask, advantages, samplerLogProbs, oldLogProbs, refLogProbs;
+  };
+  std::vector<Micro> micros;
+  double fullTokens = 0, agreementSum = 0, entropySum = 0;
+  for (std::size_t begin = 0; begin < rows.size(); begin += static_cast<std::size_t>(config_.microBatch)) {
+    const std::size_t end = std::min(rows.size(), begin + static_cast<std::size_t>(config_.microBatch));
+    const auto R = static_cast<std::int64_t>(end - begin);
+    std::int64_t longest = 0;
+    for (std::size_t r = begin; r < end; ++r)
+      longest = std::max<std::int64_t>(longest, rows[r].trajectory->conversation.ids().size());
+    std::vector<std::int64_t> ids(R * longest, sampling_.padId), first(R);
+    std::vector<float> mask(R * (longest - 1), 0), advantages(R * (longest - 1), 0), sampler(R * (longest - 1), 0);
+    for (std::int64_t r = 0; r < R; ++r) {
+      const Conversation &c = rows[begin + r].trajectory->conversation;
+      const auto n = static_cast<std::int64_t>(c.ids().size());
+      first[r] = longest - n;
+      std::copy(c.ids().begin(), c.ids().end(), ids.begin() + r * longest + first[r]);
+      std::size_t policyToken = 0;
+      for (std::int64_t j = 1; j < n; ++j) // target column j predicted at column j - 1
+        if (c.policyMask()[j]) {
+          const std::int64_t at = r * (longest - 1) + first[r] + j - 1;
+          mask[at] = 1;
+          advantages[at] = static_cast<float>(rows[begin + r].advantages[c.turnOf()[j] - 1]);
+          sampler[at] = rows[begin + r].trajectory->samplerLogProbs[policyToken++];
+        }
+    }
+    auto longOptions = torch::TensorOptions().dtype(torch::kInt64);
+    Micro micro;
+    // Copies (clone): on the CPU .to() would keep pointing into these vectors, gone after this loop.
+    micro.ids = torch::from_blob(ids.data(), {R, longest}, longOptions).clone().to(device);
+    micro.firstSlot = torch::from_blob(first.data(), {R}, longOptions).clone().to(device);
+    micro.mask = torch::from_blob(mask.data(), {R, longest - 1}, torch::kFloat32).clone().to(device);
+    micro.advantages = torch::from_blob(advantages.data(), {R, longest - 1}, torch::kFloat32).clone().to(device);
+    micro.samplerLogProbs = torch::from_blob(sampler.data(), {R, longest - 1}, torch::kFloat32).clone().to(device);
+    {
+      // The trainer's log-probs of the policy that sampled: the ratio's denominator.
+      torch::NoGradGuard noGrad;
+      torch::Tensor entropy;
+      micro.oldLogProbs = tokenLogProbs(*model_, micro.ids, micro.firstSlot, sampling_, &entropy).to(torch::kFloat32);
+      const auto gap = (micro.oldLogProbs - micro.samplerLogProbs).abs().clamp_max(50);
+      agreementSum += (gap.exp() * micro.mask).sum().item<double>();
+      entropySum += (entropy.to(torch::kFloat32) * micro.mask).sum().item<double>();
+      if (reference_)
+        micro.refLogProbs = tokenLogProbs(*reference_, micro.ids, micro.firstSlot, sampling_).to(torch::kFloat32);
+    }
+    fullTokens += micro.mask.sum().item<double>();
+    micros.push_back(std::move(micro));
+  }
+  double lossValue = 0, gradNorm = 0, clipped = 0, trainedTokens = 0, klSum = 0, tisClipped = 0;
+  const double learningRate =
+      warmupCosine(optimizer_->steps(), config_.learningRate, config_.warmupSteps,
+                   config_.steps * config_.updatesPerBatch, config_.minLrRatio);
+  if (!micros.empty()) {
+    // The batch's normaliser: tokens (or completions) of the whole batch, not of a micro-batch.
+    std::vector<torch::Tensor> tokensPerRow;
+    for (auto &m : micros)
+      tokensPerRow.push_back(m.mask.sum(1, true));
+    const double normalizer = lossNormalizer(torch::cat(tokensPerRow, 0), lossOptions);
+    for (int update = 0; update < config_.updatesPerBatch; ++update) {
+      optimizer_->zeroGrad();
+      double updateLoss = 0;
+      for (auto &micro : micros) {
+        PolicyLossBatch batch;
+        batch.logProbs = tokenLogProbs(*model_, micro.ids, micro.firstSlot, sampling_).to(torch::kFloat32).clamp_min(-1e3);
+        batch.oldLogProbs = micro.oldLogProbs.clamp_min(-1e3);
+        batch.samplerLogProbs = micro.samplerLogProbs;
+        batch.refLogProbs = micro.refLogProbs;
+        batch.advantages = micro.advantages;
+        batch.mask = micro.mask;
+        PolicyLossResult result = policyLoss(batch, normalizer, lossOptions);
+        result.loss.backward();
+        updateLoss += result.loss.item<double>();
+        clipped += result.clippedTokens;
+        trainedTokens += result.tokens;
+        klSum += result.klSum;
+        tisClipped += result.tisClippedTokens;
+      }
+      gradNorm = clipGradientNorm(model_->parameters(), config_.gradClip);
+      optimizer_->step(learningRate);
+      optimizer_->zeroGrad();
+      lossValue = updateLoss;
+    }
+  }
+  trainSeconds = since(trainStart);
+
+  // ------------------------------------------------------------- the log
+  json::object log;
+  log["step"] = step_ + 1;
+  log["loss"] = lossValue;
+  log["reward_mean"] = mean(rewardsFirstTurn);
+  log["r_ver_mean"] = rVerFirstTurn.empty() ? json::value(nullptr) : json::value(mean(rVerFirstTurn));
+  log["r_str_mean"] = rStrFirstTurn.empty() ? json::value(nullptr) : json::value(mean(rStrFirstTurn));
+  json::array passRates;
+  for (int t = 1; t <= config_.maxTurns; ++t)
+    passRates.push_back(tookTurn[t] ? json::value(static_cast<double>(passedPerTurn[t]) / tookTurn[t])
+                                    : json::value(nullptr));
+  log["pass_rate_per_turn"] = passRates;
+  log["frac_reward_zero_std"] = groups.empty() ? 0.0 : static_cast<double>(zeroStdGroups) / groups.size();
+  log["clip_fraction"] = trainedTokens > 0 ? clipped / trainedTokens : 0.0;
+  log["kl"] = trainedTokens > 0 ? klSum / trainedTokens : 0.0;
+  log["tis_clipped_fraction"] = trainedTokens > 0 ? tisClipped / trainedTokens : 0.0;
+  log["grad_norm"] = gradNorm;
+  log["entropy"] = fullTokens > 0 ? entropySum / fullTokens : 0.0;
+  log["logprob_agreement"] = fullTokens > 0 ? agreementSum / fullTokens : 1.0; // mean exp|logp_train - logp_sample|
+  log["learning_rate"] = learningRate;
+  log["trained_tokens"] = fullTokens;
+  log["trained_completions"] = static_cast<std::int64_t>(rows.size());
+  log["generated_tokens"] = generatedTokens;
+  log["tokens_per_second"] = generateSeconds > 0 ? generatedTokens / generateSeconds : 0.0;
+  log["seconds"] = json::object{{"generate", generateSeconds},
+                                {"reward", rewardSeconds},
+                                {"train", trainSeconds},
+                                {"step", since(stepStart)}};
+  log["dcp_activation"] = groupsWithFailuresAfterFirst
+                              ? json::value(static_cast<double>(admittedAfterFirst) / groupsWithFailuresAfterFirst)
+                              : json::value(nullptr);
+  log["dcp_recovery"] = diagnosticTrials ? json::value(static_cast<double>(diagnosticRecovered) / diagnosticTrials)
+                                         : json::value(nullptr);
+  log["daemon_calls"] = daemonCalls;
+  ++step_;
+  return log;
+}
+
+void GrpoTrainer::run(std::ostream &progress, std::int64_t stopAfter) {
+  fs::create_directories(config_.outDir);
+  std::ofstream log(fs::path(config_.outDir) / "log.jsonl", std::ios::app);
+  const bool terminal = ::isatty(STDERR_FILENO) && &progress == &std::cerr;
+  const auto start = std::chrono::steady_clock::now();
+  const std::int64_t first = step_;
+  const std::int64_t last = stopAfter > 0 ? std::min(config_.steps, step_ + stopAfter) : config_.steps;
+  while (step_ < last) {
+    const json::object record = step();
+    log << json::serialize(record) << "\n";
+    log.flush();
+    const double elapsed = since(start);
+    const double eta = elapsed / static_cast<double>(step_ - first) * static_cast<double>(config_.steps - step_);
+    std::ostringstream line;
+    line << "step " << step_ << "/" << config_.steps << "  loss " << record.at("loss").as_double() << "  reward "
+         << record.at("reward_mean").as_double() << "  " << record.at("seconds").as_object().at("step").as_double()
+         << " s/step  ETA " << static_cast<std::int64_t>(eta) << " s";
+    if (terminal) {
+      const int width = 30;
+      const int filled = static_cast<int>(width * step_ / std::max<std::int64_t>(1, config_.steps));
+      progress << "\r[" << std::string(filled, '#') << std::string(width - filled, '.') << "] " << line.str()
+               << std::flush;
+    } else {
+      progress << line.str() << "\n";
+    }
+    if (config_.checkpointEvery > 0 && (step_ % config_.checkpointEvery == 0 || step_ == last))
+      saveCheckpoint();
+  }
+  if (terminal)
+    progress << "\n";
+}
+
+void GrpoTrainer::saveCheckpoint() const {
+  const std::string name = "step-" + std::to_string(step_);
+  const fs::path folder = fs::path(config_.outDir) / name;
+  fs::create_directories(folder);
+  model_->save(folder.string());
+  copyFile(fs::path(config_.model) / "tokenizer.json", folder / "tokenizer.json");
+  std::vector<torch::Tensor> keep;
+  std::vector<TensorToWrite> tensors;
+  for (const auto &[key, tensor] : optimizer_->state()) {
+    keep.push_back(tensor.detach().to(torch::kCPU).contiguous());
+    tensors.push_back({key, TensorDtype::F32, keep.back().sizes().vec(), keep.back().data_ptr(),
+                       static_cast<std::size_t>(keep.back().numel()) * sizeof(float)});
+  }
+  writeSafetensors((folder / "optimizer.safetensors").string(), tensors);
+  const json::object state{{"step", step_},
+                           {"optimizer_steps", optimizer_->steps()},
+                           {"config", json::parse(config_.toJsonText())}};
+  {
+    std::ofstream out(folder / "trainer_state.json.partial");
+    out << json::serialize(state) << "\n";
+  }
+  fs::rename(folder / "trainer_state.json.partial", folder / "trainer_state.json");
+  std::ofstream(fs::path(config_.outDir) / "latest", std::ios::trunc) << name << "\n";
+}
+
+void GrpoTrainer::resumeFrom(const std::string &folder) {
+  std::ifstream in(fs::path(folder) / "trainer_state.json");
+  if (!in)
+    throw std::runtime_error(folder + ": no trainer_state.json (not a checkpoint of cudaperf-train grpo)");
+  std::stringstream text;
+  text << in.rdbuf();
+  const json::object state = json::parse(text.str()).as_object();
+  step_ = state.at("step").to_number<std::int64_t>();
+  auto file = SafetensorsFile::open((fs::path(folder) / "optimizer.safetensors").string());
+  std::map<std::string, torch::Tensor> tensors;
+  for (const auto &[name, view] : file->tensors()) {
+    torch::Tensor t = torch::empty(view.shape, torch::kFloat32);
+    std::memcpy(t.data_ptr(), view.data, view.bytes);
+    tensors[name] = t.to(model_->device());
+  }
+  optimizer_->loadState(tensors, state.at("optimizer_steps").to_number<std::int64_t>());
+}
+
+} // namespace cudaperf::trainer
