@@ -10,6 +10,7 @@ usage: daemon_test.py CUDAPERFD TASKS_DIR [CUDAPERF_CLIENT]
 import concurrent.futures
 import hashlib
 import json
+import math
 import os
 import shutil
 import signal
@@ -553,6 +554,76 @@ class TrainedRankerTest(unittest.TestCase):
             for ours, theirs in zip(daemon_scores, trainer_scores):
                 self.assertAlmostEqual(ours, theirs, delta=1e-6)
             self.assertGreater(len(set(daemon_scores)), 1)  # the variants are told apart
+
+
+def byte_chat_tokenizer():
+    """tokenizer.json: the 256 bytes (GPT-2's byte-to-unicode map) and the two chat tokens."""
+    printable = list(range(ord("!"), ord("~") + 1)) + list(range(0xA1, 0xAD)) + list(range(0xAE, 0x100))
+    code_points, extra = {}, 0
+    for b in range(256):
+        if b in printable:
+            code_points[b] = b
+        else:
+            code_points[b] = 256 + extra
+            extra += 1
+    vocab = {chr(code_points[b]): b for b in range(256)}
+    return {"model": {"type": "BPE", "vocab": vocab, "merges": []},
+            "added_tokens": [{"id": 256, "content": "<|im_start|>", "special": True},
+                             {"id": 257, "content": "<|im_end|>", "special": True}],
+            "pre_tokenizer": {"type": "ByteLevel"}}
+
+
+@unittest.skipUnless(TRAINER, "cudaperf-train not built")
+class GrpoAgainstTheDaemonTest(unittest.TestCase):
+    def test_two_steps_a_checkpoint_and_a_resume(self):
+        """cudaperf-train grpo: a tiny random policy, its completions scored by this cudaperfd through the
+        reward client (no GPU here: compile results), two steps, a checkpoint, a resumed third step."""
+        with tempfile.TemporaryDirectory() as workdir:
+            json.dump(byte_chat_tokenizer(), open(os.path.join(workdir, "tokenizer.json"), "w"))
+            json.dump({"model_type": "qwen2", "vocab_size": 258, "hidden_size": 32, "intermediate_size": 48,
+                       "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 2,
+                       "max_position_embeddings": 4096, "tie_word_embeddings": True, "eos_token_id": 257},
+                      open(os.path.join(workdir, "config.json"), "w"))
+            model = os.path.join(workdir, "model")
+            subprocess.run([TRAINER, "init", "--config", os.path.join(workdir, "config.json"), "--tokenizer",
+                            os.path.join(workdir, "tokenizer.json"), "--out", model], check=True, timeout=120,
+                           capture_output=True)
+            daemon = Daemon(workdir)
+            try:
+                out = os.path.join(workdir, "run")
+                config = {"model": model, "tasks_dir": TASKS, "tasks": ["relu", "vector_add"], "out_dir": out,
+                          "prompts_per_step": 2, "group": 2, "max_new_tokens": 16, "max_turns": 2,
+                          "daemon_urls": ["http://127.0.0.1:%d" % daemon.port], "daemon_concurrency": 4,
+                          "filter_zero_std": False, "steps": 3, "checkpoint_every": 1, "learning_rate": 1e-3}
+                path = os.path.join(workdir, "grpo.json")
+                json.dump(config, open(path, "w"))
+                first = subprocess.run([TRAINER, "grpo", "--config", path, "--stop-after", "2"],
+                                       capture_output=True, text=True, timeout=600)
+                self.assertEqual(first.returncode, 0, first.stderr[-3000:])
+                self.assertIn('"group":2', first.stderr)  # the config is printed at start
+                self.assertEqual(open(os.path.join(out, "latest")).read().strip(), "step-2")
+                second = subprocess.run([TRAINER, "grpo", "--config", path, "--resume", "latest"],
+                                        capture_output=True, text=True, timeout=600)
+                self.assertEqual(second.returncode, 0, second.stderr[-3000:])
+            finally:
+                daemon.stop()
+            records = [json.loads(line) for line in open(os.path.join(out, "log.jsonl"))]
+            self.assertEqual([r["step"] for r in records], [1, 2, 3])
+            for record in records:
+                self.assertGreaterEqual(record["daemon_calls"], 4)  # G x prompts, plus second turns
+                self.assertEqual(len(record["pass_rate_per_turn"]), 2)
+                self.assertIn("generate", record["seconds"])
+                self.assertTrue(math.isfinite(record["loss"]))
+                self.assertTrue(math.isfinite(record["reward_mean"]))
+                self.assertLess(abs(record["logprob_agreement"] - 1.0), 1e-3)
+            for name in ("model.safetensors", "config.json", "tokenizer.json", "optimizer.safetensors",
+                         "trainer_state.json"):
+                self.assertTrue(os.path.exists(os.path.join(out, "step-3", name)), name)
+            # The checkpoint is a model folder: it generates.
+            generated = subprocess.run([TRAINER, "generate", "--model", os.path.join(out, "step-3"), "--prompt",
+                                        "__global__", "--max-new-tokens", "4", "--ids"],
+                                       capture_output=True, text=True, timeout=120)
+            self.assertEqual(generated.returncode, 0, generated.stderr)
 
 
 if __name__ == "__main__":

@@ -4,8 +4,8 @@
 // pruned groups' recovery; AdamW and the schedule against hand values. The
 // rewards here come from a stand-in scorer of the completion's text (the real
 // daemon is the integration test's): deterministic, so resumes can be compared.
-#include "cudaperf/trainer/AdamW.h"
 #include "cudaperf/trainer/GrpoTrainer.h"
+#include "cudaperf/trainer/AdamW.h"
 
 #include <gtest/gtest.h>
 
@@ -152,8 +152,8 @@ TEST(GrpoTrainerTest, AResumedRunGivesTheUninterruptedRunsLosses) {
     EXPECT_NEAR(a[i].at("logprob_agreement").as_double(), 1.0, 1e-3); // sampler and trainer agree
   }
   EXPECT_TRUE(trained) << "no step trained: the comparison proves nothing";
-  for (const char *file : {"model.safetensors", "config.json", "tokenizer.json", "optimizer.safetensors",
-                           "trainer_state.json"})
+  for (const char *file :
+       {"model.safetensors", "config.json", "tokenizer.json", "optimizer.safetensors", "trainer_state.json"})
     EXPECT_TRUE(fs::exists(parts / "step-3" / file)) << file;
   for (const auto &dir : {model, whole, parts})
     fs::remove_all(dir);

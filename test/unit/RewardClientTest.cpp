@@ -137,8 +137,24 @@ TEST(RewardClientTest, BusyAnswersAreRetriedAfterTheirRetryAfter) {
   EXPECT_EQ(client.stats().retries, 2u);
 }
 
+TEST(RewardClientTest, SourcesThatAreNotUtf8StillMakeValidJson) {
+  std::string seen;
+  ScriptedServer server([&](int, const std::string &body) {
+    seen = body;
+    return Reply{200, kOkBody};
+  });
+  RewardClient client(quick({server.url()}));
+  const std::string bytes("ok \xC3\xA9 bad \xFF\xC3 end \xED\xA0\x80", 20);
+  ASSERT_TRUE(client.evaluate({"t", bytes, 1}).get().ok);
+  const auto source = std::string(boost::json::parse(seen).as_object().at("source").as_string());
+  // Valid é kept; a stray byte, a cut sequence and an encoded surrogate replaced byte by byte.
+  EXPECT_EQ(source, "ok \xC3\xA9 bad \xEF\xBF\xBD\xEF\xBF\xBD end \xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD");
+}
+
 TEST(RewardClientTest, ABadRequestIsNotRetried) {
-  ScriptedServer server([](int, const std::string &) { return Reply{400, R"({"error":"unknown task 'nope'"})"}; });
+  ScriptedServer server([](int, const std::string &) {
+    return Reply{400, R"({"error":{"code":"bad_request","message":"unknown task 'nope'"}})"};
+  });
   RewardClient client(quick({server.url()}));
   auto answer = client.evaluate({"nope", "s", 1}).get();
   EXPECT_FALSE(answer.ok);

@@ -30,8 +30,7 @@ int grpoCommand(const std::vector<std::string> &args) {
   trainer::DaemonRewards rewards(client);
   trainer::GrpoTrainer trainer(config, rewards);
   trainer.run(std::cerr, static_cast<std::int64_t>(numberFlag(flags, "stop-after", 0)));
-  std::cerr << "cudaperf-train grpo: " << trainer.stepsDone() << " steps; log in " << config.outDir
-            << "/log.jsonl\n";
+  std::cerr << "cudaperf-train grpo: " << trainer.stepsDone() << " steps; log in " << config.outDir << "/log.jsonl\n";
   return 0;
 }
 
@@ -43,8 +42,8 @@ int initCommand(const std::vector<std::string> &args) {
   const auto config = trainer::ModelConfig::fromFile(textFlag(flags, "config"));
   const std::string dtype = textFlag(flags, "dtype", "f32");
   const torch::Dtype type = dtype == "bf16" ? torch::kBFloat16 : dtype == "f16" ? torch::kFloat16 : torch::kFloat32;
-  const auto model = trainer::PolicyModel::random(config, torch::kCPU, type,
-                                                  static_cast<std::uint64_t>(numberFlag(flags, "seed", 0)));
+  const auto model =
+      trainer::PolicyModel::random(config, torch::kCPU, type, static_cast<std::uint64_t>(numberFlag(flags, "seed", 0)));
   model.save(out);
   if (flags.count("tokenizer"))
     std::filesystem::copy_file(textFlag(flags, "tokenizer"), std::filesystem::path(out) / "tokenizer.json",

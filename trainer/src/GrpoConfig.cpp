@@ -14,8 +14,8 @@ namespace json = boost::json;
 
 namespace {
 
-using Field = std::variant<std::string *, int *, double *, bool *, std::int64_t *, std::uint64_t *,
-                           std::vector<std::string> *>;
+using Field =
+    std::variant<std::string *, int *, double *, bool *, std::int64_t *, std::uint64_t *, std::vector<std::string> *>;
 
 // One table for reading and writing: the JSON key of each member.
 std::vector<std::pair<const char *, Field>> fields(GrpoConfig &c) {

@@ -28,7 +28,8 @@ double since(std::chrono::steady_clock::time_point start) {
 
 // A seed for (run seed, step, turn): the same on resume, different everywhere else.
 std::uint64_t mixSeed(std::uint64_t seed, std::uint64_t step, std::uint64_t turn) {
-  std::uint64_t x = seed * 0x9E3779B97F4A7C15ull ^ (step + 1) * 0xBF58476D1CE4E5B9ull ^ (turn + 1) * 0x94D049BB133111EBull;
+  std::uint64_t x =
+      seed * 0x9E3779B97F4A7C15ull ^ (step + 1) * 0xBF58476D1CE4E5B9ull ^ (turn + 1) * 0x94D049BB133111EBull;
   x ^= x >> 31;
   x *= 0xD6E8FEB86659FD93ull;
   return x ^ (x >> 32);
@@ -174,8 +175,8 @@ json::object GrpoTrainer::step() {
     for (auto *row : rows)
       contexts.push_back(row->conversation.ids());
     SamplingOptions options = sampling_;
-    options.seed = mixSeed(config_.seed, static_cast<std::uint64_t>(step_), static_cast<std::uint64_t>(turn) +
-                                                                                 (trained ? 0 : 1000));
+    options.seed = mixSeed(config_.seed, static_cast<std::uint64_t>(step_),
+                           static_cast<std::uint64_t>(turn) + (trained ? 0 : 1000));
     auto start = std::chrono::steady_clock::now();
     const Sampler sampler(*model_, &tokenizer_);
     const GenerationResult generated = sampler.generate(contexts, 1, options);
@@ -193,7 +194,8 @@ json::object GrpoTrainer::step() {
     for (std::size_t i = 0; i < rows.size(); ++i) {
       const RewardAnswer &answer = answers[i];
       if (!answer.ok)
-        throw std::runtime_error("grpo: the reward request for task '" + requests[i].task + "' failed: " + answer.error);
+        throw std::runtime_error("grpo: the reward request for task '" + requests[i].task +
+                                 "' failed: " + answer.error);
       passed.push_back(answer.status == "ok");
       if (!trained)
         continue;
@@ -243,8 +245,8 @@ json::object GrpoTrainer::step() {
       }
       // Contexts that grew past the limit take no more turns.
       for (auto &row : groups[g])
-        if (!row.done && static_cast<std::int64_t>(row.conversation.ids().size()) + config_.maxNewTokens >
-                             config_.maxContextTokens)
+        if (!row.done &&
+            static_cast<std::int64_t>(row.conversation.ids().size()) + config_.maxNewTokens > config_.maxContextTokens)
           row.done = true;
       if (another) {
         for (auto &row : groups[g])
@@ -356,9 +358,8 @@ json::object GrpoTrainer::step() {
     micros.push_back(std::move(micro));
   }
   double lossValue = 0, gradNorm = 0, clipped = 0, trainedTokens = 0, klSum = 0, tisClipped = 0;
-  const double learningRate =
-      warmupCosine(optimizer_->steps(), config_.learningRate, config_.warmupSteps,
-                   config_.steps * config_.updatesPerBatch, config_.minLrRatio);
+  const double learningRate = warmupCosine(optimizer_->steps(), config_.learningRate, config_.warmupSteps,
+                                           config_.steps * config_.updatesPerBatch, config_.minLrRatio);
   if (!micros.empty()) {
     // The batch's normaliser: tokens (or completions) of the whole batch, not of a micro-batch.
     std::vector<torch::Tensor> tokensPerRow;
@@ -370,7 +371,8 @@ json::object GrpoTrainer::step() {
       double updateLoss = 0;
       for (auto &micro : micros) {
         PolicyLossBatch batch;
-        batch.logProbs = tokenLogProbs(*model_, micro.ids, micro.firstSlot, sampling_).to(torch::kFloat32).clamp_min(-1e3);
+        batch.logProbs =
+            tokenLogProbs(*model_, micro.ids, micro.firstSlot, sampling_).to(torch::kFloat32).clamp_min(-1e3);
         batch.oldLogProbs = micro.oldLogProbs.clamp_min(-1e3);
         batch.samplerLogProbs = micro.samplerLogProbs;
         batch.refLogProbs = micro.refLogProbs;
@@ -416,10 +418,8 @@ json::object GrpoTrainer::step() {
   log["trained_completions"] = static_cast<std::int64_t>(rows.size());
   log["generated_tokens"] = generatedTokens;
   log["tokens_per_second"] = generateSeconds > 0 ? generatedTokens / generateSeconds : 0.0;
-  log["seconds"] = json::object{{"generate", generateSeconds},
-                                {"reward", rewardSeconds},
-                                {"train", trainSeconds},
-                                {"step", since(stepStart)}};
+  log["seconds"] = json::object{
+      {"generate", generateSeconds}, {"reward", rewardSeconds}, {"train", trainSeconds}, {"step", since(stepStart)}};
   log["dcp_activation"] = groupsWithFailuresAfterFirst
                               ? json::value(static_cast<double>(admittedAfterFirst) / groupsWithFailuresAfterFirst)
                               : json::value(nullptr);
@@ -476,9 +476,8 @@ void GrpoTrainer::saveCheckpoint() const {
                        static_cast<std::size_t>(keep.back().numel()) * sizeof(float)});
   }
   writeSafetensors((folder / "optimizer.safetensors").string(), tensors);
-  const json::object state{{"step", step_},
-                           {"optimizer_steps", optimizer_->steps()},
-                           {"config", json::parse(config_.toJsonText())}};
+  const json::object state{
+      {"step", step_}, {"optimizer_steps", optimizer_->steps()}, {"config", json::parse(config_.toJsonText())}};
   {
     std::ofstream out(folder / "trainer_state.json.partial");
     out << json::serialize(state) << "\n";

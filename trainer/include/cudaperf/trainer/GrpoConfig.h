@@ -11,7 +11,7 @@ namespace cudaperf::trainer {
 
 struct GrpoConfig {
   // model and data
-  std::string model;       // Hugging Face folder (config.json, safetensors, tokenizer.json)
+  std::string model; // Hugging Face folder (config.json, safetensors, tokenizer.json)
   std::string tasksDir = "tasks";
   std::vector<std::string> tasks; // empty: every task of tasksDir
   std::string outDir = "grpo-run";
