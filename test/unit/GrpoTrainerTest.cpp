@@ -208,6 +208,23 @@ TEST(GrpoConfigTest, UnknownKeysAndBadValuesAreErrors) {
   EXPECT_EQ(GrpoConfig::fromJsonText(c.toJsonText(), "again").daemonUrls, c.daemonUrls);
 }
 
+TEST(AdamWTest, Bf16WeightsMoveThroughTheirF32Master) {
+  // A steady gradient at lr 1e-6: each update is ~1e-6, far below bf16's
+  // step near 0.02 (~1.2e-4); only an f32 master accumulates them.
+  auto p = torch::full({1}, 0.02, torch::kBFloat16).requires_grad_(true);
+  const float start = p.to(torch::kFloat32).item<float>();
+  AdamW optimizer({p}, AdamWOptions{});
+  for (int i = 0; i < 300; ++i) {
+    optimizer.zeroGrad();
+    (p.to(torch::kFloat32) * 1.0f).sum().backward();
+    optimizer.step(1e-6);
+  }
+  EXPECT_LT(p.to(torch::kFloat32).item<float>(), start);
+  const auto state = optimizer.state();
+  ASSERT_TRUE(state.count("w.0"));
+  EXPECT_NEAR(state.at("w.0").item<float>(), start - 300e-6, 2e-6);
+}
+
 TEST(AdamWTest, OneStepByHandAndTheSchedule) {
   auto p = torch::tensor({1.0f, -2.0f}).requires_grad_(true);
   AdamW optimizer({p}, AdamWOptions{0.9, 0.999, 1e-8, 0.1});

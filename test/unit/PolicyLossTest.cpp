@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <limits>
 
 using namespace cudaperf::trainer;
 
@@ -134,6 +135,26 @@ TEST(PolicyLossTest, TruncatedImportanceSamplingWeightsAndCaps) {
   EXPECT_EQ(result.tisClippedTokens, 1);
   options.tisCap = 0; // off
   EXPECT_NEAR(policyLoss(batch, 2, options).loss.item<double>(), -1.0, 1e-12);
+}
+
+TEST(PolicyLossTest, TokensOutsideTheNucleusOutsideTheMaskCannotMakeItNaN) {
+  // Column 1 is a prompt token (mask 0) that top-p removed: -inf for the
+  // policy and the reference. The loss and its gradient stay finite.
+  const double minusInf = -std::numeric_limits<double>::infinity();
+  auto logp = row({std::log(0.5), minusInf}).requires_grad_(true);
+  PolicyLossOptions options;
+  options.beta = 0.1;
+  PolicyLossBatch batch{logp,
+                        row({std::log(0.5), -1e3}),
+                        row({std::log(0.5), minusInf}),
+                        row({std::log(0.4), minusInf}),
+                        torch::tensor({1.0}, torch::kFloat64),
+                        row({1, 0})};
+  auto result = policyLoss(batch, 1, options);
+  ASSERT_TRUE(std::isfinite(result.loss.item<double>()));
+  result.loss.backward();
+  EXPECT_TRUE(torch::isfinite(logp.grad()).all().item<bool>());
+  EXPECT_EQ(logp.grad()[0][1].item<double>(), 0.0);
 }
 
 } // namespace

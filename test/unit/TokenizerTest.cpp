@@ -220,6 +220,21 @@ TEST(TokenizerTest, RefusesWhatItCannotRun) {
   }
 }
 
+TEST(TokenizerTest, OptionsItDoesNotImplementAreRefusedNotIgnored) {
+  VocabularyBuilder v;
+  v.added.push_back(boost::json::object{{"id", 300}, {"content", "<mask>"}, {"special", true}, {"lstrip", true}});
+  try {
+    v.build();
+    FAIL() << "lstrip must be refused";
+  } catch (const std::runtime_error &error) {
+    EXPECT_NE(std::string(error.what()).find("added token '<mask>': lstrip"), std::string::npos) << error.what();
+  }
+  EXPECT_THROW(Tokenizer::fromJsonText(R"({"model":{"type":"BPE","vocab":{},"merges":[],"byte_fallback":true},)"
+                                       R"("pre_tokenizer":{"type":"ByteLevel"}})",
+                                       "x"),
+               std::runtime_error);
+}
+
 TEST(TokenizerTest, ChatTemplateIsChatMl) {
   EXPECT_EQ(Tokenizer::chatPrompt({{"system", "S"}, {"user", "write a kernel"}}),
             "<|im_start|>system\nS<|im_end|>\n<|im_start|>user\nwrite a kernel<|im_end|>\n<|im_start|>assistant\n");

@@ -12,6 +12,7 @@ AdamW::AdamW(std::vector<torch::Tensor> parameters, AdamWOptions options)
     // Moments in f32 whatever the weights' dtype: bf16 moments lose small updates.
     m_.push_back(torch::zeros(p.sizes(), p.options().dtype(torch::kFloat32)));
     v_.push_back(torch::zeros(p.sizes(), p.options().dtype(torch::kFloat32)));
+    master_.push_back(p.scalar_type() == torch::kFloat32 ? torch::Tensor() : p.detach().to(torch::kFloat32).clone());
   }
 }
 
@@ -28,9 +29,12 @@ void AdamW::step(double learningRate) {
     m_[i].mul_(options_.beta1).add_(g, 1 - options_.beta1);
     v_[i].mul_(options_.beta2).addcmul_(g, g, 1 - options_.beta2);
     auto update = (m_[i] / correction1) / ((v_[i] / correction2).sqrt() + options_.eps);
-    auto master = p.to(torch::kFloat32);
-    master.mul_(1 - learningRate * options_.weightDecay).sub_(update * learningRate);
-    p.copy_(master);
+    if (master_[i].defined()) {
+      master_[i].mul_(1 - learningRate * options_.weightDecay).sub_(update * learningRate);
+      p.copy_(master_[i]);
+    } else {
+      p.mul_(1 - learningRate * options_.weightDecay).sub_(update * learningRate);
+    }
   }
 }
 
@@ -45,6 +49,8 @@ std::map<std::string, torch::Tensor> AdamW::state() const {
   for (std::size_t i = 0; i < parameters_.size(); ++i) {
     out["m." + std::to_string(i)] = m_[i];
     out["v." + std::to_string(i)] = v_[i];
+    if (master_[i].defined())
+      out["w." + std::to_string(i)] = master_[i];
   }
   return out;
 }
@@ -58,6 +64,13 @@ void AdamW::loadState(const std::map<std::string, torch::Tensor> &state, std::in
         throw std::runtime_error("optimizer state: '" + std::string(prefix) + std::to_string(i) +
                                  "' missing or of another shape");
       target->copy_(it->second);
+    }
+  for (std::size_t i = 0; i < parameters_.size(); ++i)
+    if (master_[i].defined()) {
+      auto it = state.find("w." + std::to_string(i));
+      if (it == state.end() || it->second.sizes() != master_[i].sizes())
+        throw std::runtime_error("optimizer state: master weights 'w." + std::to_string(i) + "' missing");
+      master_[i].copy_(it->second);
     }
   steps_ = steps;
 }

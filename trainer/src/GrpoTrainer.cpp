@@ -11,6 +11,8 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <iostream>
+#include <limits>
 #include <numeric>
 #include <random>
 #include <sstream>
@@ -89,6 +91,9 @@ struct GrpoTrainer::Trajectory {
 
 GrpoTrainer::GrpoTrainer(GrpoConfig config, RewardSource &rewards)
     : config_(std::move(config)), rewards_(rewards), tokenizer_(Tokenizer::fromFolder(config_.model)) {
+  if (tokenizer_.normalizerSkipped())
+    std::cerr
+        << "cudaperf-train grpo: warning: the tokenizer asks for NFC, this build has no ICU: text used as it is\n";
   const torch::Device device = parseDevice(config_.device);
   const torch::Dtype dtype = parseDtype(config_.dtype);
   std::vector<std::string> names = config_.tasks;
@@ -106,8 +111,12 @@ GrpoTrainer::GrpoTrainer(GrpoConfig config, RewardSource &rewards)
   std::string resume = config_.resume;
   if (resume == "latest") {
     std::ifstream latest(fs::path(config_.outDir) / "latest");
-    std::getline(latest, resume);
-    resume = resume.empty() ? "" : (fs::path(config_.outDir) / resume).string();
+    if (latest && !std::getline(latest, resume).fail() && !resume.empty())
+      resume = (fs::path(config_.outDir) / resume).string();
+    else if (latest)
+      throw std::runtime_error((fs::path(config_.outDir) / "latest").string() + " names no checkpoint");
+    else
+      resume.clear(); // nothing to resume yet: a fresh run
   }
   if (!resume.empty())
     weights = resume;
@@ -192,10 +201,20 @@ json::object GrpoTrainer::step() {
     daemonCalls += static_cast<std::int64_t>(requests.size());
     std::vector<bool> passed;
     for (std::size_t i = 0; i < rows.size(); ++i) {
-      const RewardAnswer &answer = answers[i];
-      if (!answer.ok)
+      RewardAnswer answer = answers[i];
+      // A 4xx is the request's fault, which here is the completion's (say, a
+      // source over the daemon's size limit): it counts as the group's worst
+      // reward (a non-finite reward does, in the advantages), never as 0,
+      // which a policy could learn to reach on purpose. No answer at all is
+      // the machine's: the step stops.
+      if (!answer.ok && answer.httpStatus >= 400 && answer.httpStatus < 500) {
+        answer.status = "request_refused";
+        answer.reward = std::numeric_limits<double>::quiet_NaN();
+        answer.feedback = "The reward server refused the answer: " + answer.error;
+      } else if (!answer.ok) {
         throw std::runtime_error("grpo: the reward request for task '" + requests[i].task +
                                  "' failed: " + answer.error);
+      }
       passed.push_back(answer.status == "ok");
       if (!trained)
         continue;
@@ -208,7 +227,7 @@ json::object GrpoTrainer::step() {
       row.done = passed.back();
       ++tookTurn[turn];
       passedPerTurn[turn] += passed.back();
-      if (turn == 1) {
+      if (turn == 1 && std::isfinite(answer.reward.value_or(0.0))) {
         rewardsFirstTurn.push_back(answer.reward.value_or(0.0));
         if (answer.rVer)
           rVerFirstTurn.push_back(*answer.rVer);
@@ -358,6 +377,7 @@ json::object GrpoTrainer::step() {
     micros.push_back(std::move(micro));
   }
   double lossValue = 0, gradNorm = 0, clipped = 0, trainedTokens = 0, klSum = 0, tisClipped = 0;
+  std::int64_t skippedUpdates = 0;
   const double learningRate = warmupCosine(optimizer_->steps(), config_.learningRate, config_.warmupSteps,
                                            config_.steps * config_.updatesPerBatch, config_.minLrRatio);
   if (!micros.empty()) {
@@ -387,7 +407,10 @@ json::object GrpoTrainer::step() {
         tisClipped += result.tisClippedTokens;
       }
       gradNorm = clipGradientNorm(model_->parameters(), config_.gradClip);
-      optimizer_->step(learningRate);
+      if (std::isfinite(gradNorm))
+        optimizer_->step(learningRate);
+      else
+        ++skippedUpdates; // a non-finite gradient never reaches the weights
       optimizer_->zeroGrad();
       lossValue = updateLoss;
     }
@@ -411,6 +434,7 @@ json::object GrpoTrainer::step() {
   log["kl"] = trainedTokens > 0 ? klSum / trainedTokens : 0.0;
   log["tis_clipped_fraction"] = trainedTokens > 0 ? tisClipped / trainedTokens : 0.0;
   log["grad_norm"] = gradNorm;
+  log["skipped_updates"] = skippedUpdates;
   log["entropy"] = fullTokens > 0 ? entropySum / fullTokens : 0.0;
   log["logprob_agreement"] = fullTokens > 0 ? agreementSum / fullTokens : 1.0; // mean exp|logp_train - logp_sample|
   log["learning_rate"] = learningRate;
@@ -483,7 +507,10 @@ void GrpoTrainer::saveCheckpoint() const {
     out << json::serialize(state) << "\n";
   }
   fs::rename(folder / "trainer_state.json.partial", folder / "trainer_state.json");
-  std::ofstream(fs::path(config_.outDir) / "latest", std::ios::trunc) << name << "\n";
+  { // atomically: a crash while writing leaves the previous name
+    std::ofstream(fs::path(config_.outDir) / "latest.partial", std::ios::trunc) << name << "\n";
+  }
+  fs::rename(fs::path(config_.outDir) / "latest.partial", fs::path(config_.outDir) / "latest");
 }
 
 void GrpoTrainer::resumeFrom(const std::string &folder) {

@@ -33,7 +33,12 @@ PolicyLossResult policyLoss(const PolicyLossBatch &batch, double normalizer, con
   if (advantages.dim() == 1)
     advantages = advantages.unsqueeze(1);
   const torch::Tensor oldLogProbs = batch.oldLogProbs.detach();
-  const auto ratio = torch::exp(batch.logProbs - oldLogProbs);
+  // Log-ratios cleaned before exp: outside the mask (prompt, feedback, padding)
+  // a token may be outside the top-p set (-inf), and inf * 0 would make the
+  // whole loss NaN; inside it, +-20 bounds what one token can do.
+  const auto inMask = mask > 0;
+  const auto logRatio = torch::where(inMask, batch.logProbs - oldLogProbs, torch::zeros_like(batch.logProbs));
+  const auto ratio = torch::exp(logRatio.clamp(-20, 20));
   const auto unclipped = ratio * advantages;
   const auto clipped = torch::clamp(ratio, 1 - options.epsLow, 1 + options.epsHigh) * advantages;
   torch::Tensor terms = -torch::min(unclipped, clipped);
@@ -47,14 +52,18 @@ PolicyLossResult policyLoss(const PolicyLossBatch &batch, double normalizer, con
   if (batch.samplerLogProbs.defined() && options.tisCap > 0) {
     // The samples came from the sampler, not from the trainer's old policy:
     // each token reweighted by their ratio, capped (no gradient through it).
-    const auto ratioToSampler = torch::exp(oldLogProbs - batch.samplerLogProbs.detach());
+    const auto ratioToSampler =
+        torch::exp(torch::where(inMask, oldLogProbs - batch.samplerLogProbs.detach(), torch::zeros_like(oldLogProbs))
+                       .clamp(-20, 20));
     result.tisClippedTokens = ((ratioToSampler > options.tisCap).to(mask.scalar_type()) * mask).sum().item<double>();
     terms = terms * ratioToSampler.clamp_max(options.tisCap);
   }
   if (options.beta > 0) {
     if (!batch.refLogProbs.defined())
       throw std::invalid_argument("policy loss: beta > 0 needs the reference's log-probs");
-    const auto delta = batch.refLogProbs.detach() - batch.logProbs;
+    const auto delta =
+        torch::where(inMask, batch.refLogProbs.detach() - batch.logProbs, torch::zeros_like(batch.logProbs))
+            .clamp(-20, 20);
     const auto kl = torch::exp(delta) - delta - 1;
     result.klSum = (kl.detach() * mask).sum().item<double>();
     terms = terms + options.beta * kl;

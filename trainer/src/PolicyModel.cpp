@@ -339,7 +339,8 @@ torch::Tensor PolicyModel::layerForward(const Layer &layer, const torch::Tensor 
   scores = scores.masked_fill(groupedMask.logical_not(), -std::numeric_limits<float>::infinity());
   auto attended = torch::matmul(torch::softmax(scores, -1, torch::kFloat32).to(hidden.scalar_type()), values);
 #endif
-  auto merged = attended.view({B, H, T, D}).transpose(1, 2).reshape({B, T, H * D});
+  // reshape, not view: SDPA's kernels may return a transposed (non-contiguous) result.
+  auto merged = attended.reshape({B, H, T, D}).transpose(1, 2).reshape({B, T, H * D});
   auto out = linearPlus(merged, layer.output, layer.outputBias, hidden);
   auto gateUp = torch::linear(rmsNorm(out, layer.postNorm), layer.gateUp, layer.gateUpBias).chunk(2, -1);
   return linearPlus(torch::silu(gateUp[0]) * gateUp[1], layer.down, layer.downBias, out);

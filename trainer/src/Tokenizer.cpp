@@ -89,8 +89,10 @@ public:
         break;
       const PCRE2_SIZE *range = pcre2_get_ovector_pointer(match);
       std::size_t begin = range[0], end = range[1];
-      if (end == begin) { // an empty match: skip one code unit, never loop
+      if (end == begin) { // an empty match: skip one character (all its bytes), never loop
         end = begin + 1;
+        while (end < size && (static_cast<unsigned char>(subject[end]) & 0xC0) == 0x80)
+          ++end;
         if (begin > at)
           piece(at, begin, false);
         piece(begin, std::min(end, size), false);
@@ -208,6 +210,14 @@ Tokenizer Tokenizer::fromJsonText(const std::string &text, const std::string &or
   }
   if (const auto *flag = m.if_contains("ignore_merges"); flag && flag->is_bool())
     s.ignoreMerges = flag->as_bool();
+  // What this tokenizer does not do is refused, never silently ignored.
+  if (const auto *flag = m.if_contains("byte_fallback"); flag && flag->is_bool() && flag->as_bool())
+    s.fail("model.byte_fallback is not supported (a byte-level BPE needs none)");
+  if (const auto *dropout = m.if_contains("dropout"); dropout && !dropout->is_null())
+    s.fail("model.dropout is not supported (encoding must be deterministic)");
+  for (const char *key : {"continuing_subword_prefix", "end_of_word_suffix"})
+    if (const auto *affix = m.if_contains(key); affix && affix->is_string() && !affix->as_string().empty())
+      s.fail(std::string("model.") + key + " is not supported");
   if (const auto *unk = m.if_contains("unk_token"); unk && unk->is_string())
     if (auto it = s.vocab.find(std::string(unk->as_string())); it != s.vocab.end())
       s.unknown = it->second;
@@ -262,6 +272,9 @@ Tokenizer Tokenizer::fromJsonText(const std::string &text, const std::string &or
         s.fail("an added_tokens entry has no id or content");
       const auto value = static_cast<std::int32_t>(id->to_number<std::int64_t>());
       const std::string text(content->as_string());
+      for (const char *key : {"lstrip", "rstrip", "single_word"})
+        if (const auto *flag = token.if_contains(key); flag && flag->is_bool() && flag->as_bool())
+          s.fail("added token '" + std::string(content->as_string()) + "': " + key + " is not supported");
       const auto *special = token.if_contains("special");
       s.added[text] = value;
       s.addedById[value] = {text, special && special->is_bool() && special->as_bool()};

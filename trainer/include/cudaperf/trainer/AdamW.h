@@ -4,6 +4,8 @@
 // step t (from 1), learning rate lr:
 //   m = b1 m + (1 - b1) g;   v = b2 v + (1 - b2) g^2
 //   p = p - lr wd p - lr (m / (1 - b1^t)) / (sqrt(v / (1 - b2^t)) + eps)
+// Weights in bf16 or f16 are updated through an f32 master copy (kept in the
+// state, so resume stays exact): a 1e-6 update is below bf16's resolution.
 // Plus global gradient-norm clipping and the warm-up + cosine schedule.
 #pragma once
 
@@ -26,17 +28,18 @@ public:
   void step(double learningRate);
   void zeroGrad();
   std::int64_t steps() const { return steps_; }
-  // "m.<i>", "v.<i>" tensors and the step count, for checkpoints.
+  // "m.<i>", "v.<i>" (and "w.<i>", the f32 master of a low-precision weight) tensors, for checkpoints.
   std::map<std::string, torch::Tensor> state() const;
   void loadState(const std::map<std::string, torch::Tensor> &state, std::int64_t steps);
 
 private:
-  std::vector<torch::Tensor> parameters_, m_, v_;
+  std::vector<torch::Tensor> parameters_, m_, v_, master_; // master_[i] undefined for f32 weights
   AdamWOptions options_;
   std::int64_t steps_ = 0;
 };
 
-// Scales the gradients so that their global L2 norm is at most maxNorm (<= 0: no clipping); returns the norm before.
+// Scales the gradients so that their global L2 norm is at most maxNorm (<= 0:
+// no clipping); returns the norm before (not finite: the caller skips the step).
 double clipGradientNorm(const std::vector<torch::Tensor> &parameters, double maxNorm);
 
 // lr at optimizer step `step` (0-based): linear warm-up over warmupSteps, then

@@ -10,6 +10,7 @@
 //   w    = min(exp(logp_old - logp_sampler), tis_cap)      (1 when off; no gradient)
 //   kl   = exp(logp_ref - logp) - (logp_ref - logp) - 1    (k3)
 //   l_it = w * s + beta * kl
+// (each log-ratio taken as 0 outside the mask and clamped to [-20, 20] inside)
 // Aggregation over the batch of N completions:
 //   token_mean:           sum_it m l / sum_it m
 //   seq_mean_token_mean:  (1/N) sum_i (sum_t m l / sum_t m)
