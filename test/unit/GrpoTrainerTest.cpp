@@ -7,6 +7,8 @@
 #include "cudaperf/trainer/GrpoTrainer.h"
 #include "cudaperf/trainer/AdamW.h"
 
+#include "ByteTokenizer.h"
+
 #include <gtest/gtest.h>
 
 #include <boost/json.hpp>
@@ -46,27 +48,6 @@ public:
   int calls = 0;
 };
 
-std::string byteChatTokenizer() {
-  json::object vocab;
-  int shifted = 0;
-  for (int b = 0; b < 256; ++b) {
-    const bool printable = (b >= '!' && b <= '~') || (b >= 0xA1 && b <= 0xAC) || (b >= 0xAE && b <= 0xFF);
-    const int cp = printable ? b : 256 + shifted++;
-    std::string s;
-    if (cp < 0x80)
-      s += static_cast<char>(cp);
-    else
-      s += static_cast<char>(0xC0 | (cp >> 6)), s += static_cast<char>(0x80 | (cp & 0x3F));
-    vocab[s] = b;
-  }
-  json::array added{json::object{{"id", 256}, {"content", "<|im_start|>"}, {"special", true}},
-                    json::object{{"id", 257}, {"content", "<|im_end|>"}, {"special", true}}};
-  return json::serialize(
-      json::object{{"model", json::object{{"type", "BPE"}, {"vocab", vocab}, {"merges", json::array{}}}},
-                   {"added_tokens", added},
-                   {"pre_tokenizer", json::object{{"type", "ByteLevel"}}}});
-}
-
 fs::path makeModel(const std::string &name) {
   const fs::path dir = fs::temp_directory_path() / ("cudaperf-grpo-" + std::to_string(::getpid()) + "-" + name);
   fs::remove_all(dir);
@@ -84,7 +65,7 @@ fs::path makeModel(const std::string &name) {
   c.qkvBias = true;
   c.eosTokenIds = {257};
   PolicyModel::random(c, torch::kCPU, torch::kFloat32, 3).save(dir.string());
-  std::ofstream(dir / "tokenizer.json") << byteChatTokenizer();
+  std::ofstream(dir / "tokenizer.json") << byteTokenizerJson(true);
   return dir;
 }
 

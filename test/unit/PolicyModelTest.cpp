@@ -8,6 +8,8 @@
 #include "cudaperf/trainer/Sampler.h"
 #include "cudaperf/trainer/Tokenizer.h"
 
+#include "ByteTokenizer.h"
+
 #include <gtest/gtest.h>
 
 #include <boost/json.hpp>
@@ -241,26 +243,7 @@ TEST_F(SamplerTest, GreedyIsArgmaxAndStopsAtTheStopId) {
   EXPECT_EQ(c.ids, std::vector<std::int64_t>(free.completions[0].ids.begin(), firstHit + 1));
 }
 
-// tokenizer.json over the model's first 256 ids: the bytes, no merges.
-std::string byteTokenizerJson() {
-  boost::json::object vocab;
-  int shifted = 0;
-  for (int b = 0; b < 256; ++b) {
-    const bool printable = (b >= '!' && b <= '~') || (b >= 0xA1 && b <= 0xAC) || (b >= 0xAE && b <= 0xFF);
-    const int cp = printable ? b : 256 + shifted++;
-    std::string s;
-    if (cp < 0x80)
-      s += static_cast<char>(cp);
-    else
-      s += static_cast<char>(0xC0 | (cp >> 6)), s += static_cast<char>(0x80 | (cp & 0x3F));
-    vocab[s] = b;
-  }
-  return boost::json::serialize(boost::json::object{
-      {"model", boost::json::object{{"type", "BPE"}, {"vocab", vocab}, {"merges", boost::json::array{}}}},
-      {"pre_tokenizer", boost::json::object{{"type", "ByteLevel"}, {"use_regex", true}}}});
-}
-
-Tokenizer byteTokenizer() { return Tokenizer::fromJsonText(byteTokenizerJson(), "bytes"); }
+Tokenizer byteTokenizer() { return Tokenizer::fromJsonText(byteTokenizerJson(false), "bytes"); }
 
 TEST_F(SamplerTest, StopStringCutsTheTextAndTheTokens) {
   const Tokenizer tokenizer = byteTokenizer();
@@ -344,7 +327,7 @@ std::string run(const std::string &command, int *status) {
 TEST(PolicyCommandTest, GenerateTokenizeAndABrokenFolder) {
   const auto dir = scratch("cli");
   PolicyModel::random(tinyConfig(ModelFamily::Qwen3, false), torch::kCPU, torch::kFloat32, 6).save(dir.string());
-  std::ofstream(dir / "tokenizer.json") << byteTokenizerJson();
+  std::ofstream(dir / "tokenizer.json") << byteTokenizerJson(false);
   const std::string train = CUDAPERF_TRAIN_BINARY;
   int status = -1;
   std::string out =

@@ -4,6 +4,8 @@
 #include "cudaperf/trainer/KernelPrompt.h"
 #include "cudaperf/trainer/TrajectoryAdvantages.h"
 
+#include "ByteTokenizer.h"
+
 #include <gtest/gtest.h>
 
 #include <boost/json.hpp>
@@ -100,28 +102,7 @@ TEST(KernelPromptTest, TheTaskMessageCarriesEverythingTheKernelNeeds) {
   EXPECT_NE(message.find("c[i] = a[i] + b[i]"), std::string::npos);
 }
 
-Tokenizer chatTokenizer() {
-  boost::json::object vocab;
-  int shifted = 0;
-  for (int b = 0; b < 256; ++b) {
-    const bool printable = (b >= '!' && b <= '~') || (b >= 0xA1 && b <= 0xAC) || (b >= 0xAE && b <= 0xFF);
-    const int cp = printable ? b : 256 + shifted++;
-    std::string s;
-    if (cp < 0x80)
-      s += static_cast<char>(cp);
-    else
-      s += static_cast<char>(0xC0 | (cp >> 6)), s += static_cast<char>(0x80 | (cp & 0x3F));
-    vocab[s] = b;
-  }
-  boost::json::array added{boost::json::object{{"id", 256}, {"content", "<|im_start|>"}, {"special", true}},
-                           boost::json::object{{"id", 257}, {"content", "<|im_end|>"}, {"special", true}}};
-  return Tokenizer::fromJsonText(
-      boost::json::serialize(boost::json::object{
-          {"model", boost::json::object{{"type", "BPE"}, {"vocab", vocab}, {"merges", boost::json::array{}}}},
-          {"added_tokens", added},
-          {"pre_tokenizer", boost::json::object{{"type", "ByteLevel"}}}}),
-      "chat");
-}
+Tokenizer chatTokenizer() { return Tokenizer::fromJsonText(byteTokenizerJson(true), "chat"); }
 
 TEST(ConversationTest, TurnsOnlyAppendIdsAndMaskWhatThePolicyWrote) {
   const Tokenizer tokenizer = chatTokenizer();

@@ -40,8 +40,7 @@ int initCommand(const std::vector<std::string> &args) {
   if (!flags.count("config") || out.empty())
     throw std::invalid_argument("--config config.json and --out DIR are required");
   const auto config = trainer::ModelConfig::fromFile(textFlag(flags, "config"));
-  const std::string dtype = textFlag(flags, "dtype", "f32");
-  const torch::Dtype type = dtype == "bf16" ? torch::kBFloat16 : dtype == "f16" ? torch::kFloat16 : torch::kFloat32;
+  const torch::Dtype type = trainer::dtypeNamed(textFlag(flags, "dtype", "f32"));
   const auto model =
       trainer::PolicyModel::random(config, torch::kCPU, type, static_cast<std::uint64_t>(numberFlag(flags, "seed", 0)));
   model.save(out);

@@ -1,5 +1,7 @@
 #include "cudaperf/trainer/GrpoConfig.h"
 
+#include "cudaperf/trainer/TextFile.h"
+
 #include <boost/json.hpp>
 
 #include <cmath>
@@ -79,14 +81,7 @@ std::int64_t integerOf(const json::value &value, const std::string &origin, cons
 
 } // namespace
 
-GrpoConfig GrpoConfig::fromFile(const std::string &path) {
-  std::ifstream in(path);
-  if (!in)
-    throw std::invalid_argument(path + ": cannot read the file");
-  std::stringstream text;
-  text << in.rdbuf();
-  return fromJsonText(text.str(), path);
-}
+GrpoConfig GrpoConfig::fromFile(const std::string &path) { return fromJsonText(readTextFile(path), path); }
 
 GrpoConfig GrpoConfig::fromJsonText(const std::string &text, const std::string &origin) {
   json::value parsed;

@@ -37,24 +37,6 @@ std::uint64_t mixSeed(std::uint64_t seed, std::uint64_t step, std::uint64_t turn
   return x ^ (x >> 32);
 }
 
-torch::Device parseDevice(const std::string &name) {
-  if (name == "cpu")
-    return torch::kCPU;
-  if (name == "cuda")
-    return torch::Device(torch::kCUDA, 0);
-  throw std::invalid_argument("device: cpu or cuda, not '" + name + "'");
-}
-
-torch::Dtype parseDtype(const std::string &name) {
-  if (name == "f32")
-    return torch::kFloat32;
-  if (name == "bf16")
-    return torch::kBFloat16;
-  if (name == "f16")
-    return torch::kFloat16;
-  throw std::invalid_argument("dtype: f32, bf16 or f16, not '" + name + "'");
-}
-
 double mean(const std::vector<double> &values) {
   return values.empty() ? 0.0 : std::accumulate(values.begin(), values.end(), 0.0) / static_cast<double>(values.size());
 }
@@ -94,8 +76,8 @@ GrpoTrainer::GrpoTrainer(GrpoConfig config, RewardSource &rewards)
   if (tokenizer_.normalizerSkipped())
     std::cerr
         << "cudaperf-train grpo: warning: the tokenizer asks for NFC, this build has no ICU: text used as it is\n";
-  const torch::Device device = parseDevice(config_.device);
-  const torch::Dtype dtype = parseDtype(config_.dtype);
+  const torch::Device device = deviceNamed(config_.device);
+  const torch::Dtype dtype = dtypeNamed(config_.dtype);
   std::vector<std::string> names = config_.tasks;
   if (names.empty())
     for (const auto &entry : fs::directory_iterator(config_.tasksDir))

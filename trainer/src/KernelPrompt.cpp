@@ -1,5 +1,7 @@
 #include "cudaperf/trainer/KernelPrompt.h"
 
+#include "cudaperf/trainer/TextFile.h"
+
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
@@ -11,15 +13,6 @@ const char *const kKernelSystemPrompt =
     "it defines the requested extern \"C\" entry function, which launches your own kernels.";
 
 namespace {
-
-std::string readFile(const std::filesystem::path &path) {
-  std::ifstream in(path);
-  if (!in)
-    throw std::runtime_error(path.string() + ": cannot read the file");
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
 
 std::string sizesText(const SizeBinding &sizes) {
   std::string out;
@@ -53,7 +46,7 @@ std::string taskMessage(const TaskSpec &task) {
   out << " and the time is measured at " << sizesText(task.benchmarkSize) << ".\n";
   out << (task.memory == MemoryMode::Device ? "Pointers are device memory; the call must leave its results there.\n"
                                             : "Pointers are host memory.\n");
-  out << "\nReference implementation (C):\n```c\n" << readFile(task.reference) << "```\n";
+  out << "\nReference implementation (C):\n```c\n" << readTextFile(task.reference.string()) << "```\n";
   return out.str();
 }
 

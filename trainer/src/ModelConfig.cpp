@@ -1,5 +1,7 @@
 #include "cudaperf/trainer/ModelConfig.h"
 
+#include "cudaperf/trainer/TextFile.h"
+
 #include <boost/json.hpp>
 
 #include <cmath>
@@ -97,14 +99,7 @@ void parseRope(const Reader &reader, ModelConfig &config) {
 
 } // namespace
 
-ModelConfig ModelConfig::fromFile(const std::string &path) {
-  std::ifstream in(path);
-  if (!in)
-    throw std::runtime_error(path + ": cannot read the file");
-  std::stringstream text;
-  text << in.rdbuf();
-  return fromJsonText(text.str(), path);
-}
+ModelConfig ModelConfig::fromFile(const std::string &path) { return fromJsonText(readTextFile(path), path); }
 
 ModelConfig ModelConfig::fromJsonText(const std::string &text, const std::string &origin) {
   json::value parsed;

@@ -8,6 +8,7 @@
 #include "cudaperf/trainer/PolicyModel.h"
 #include "cudaperf/trainer/Safetensors.h"
 #include "cudaperf/trainer/Sampler.h"
+#include "cudaperf/trainer/TextFile.h"
 #include "cudaperf/trainer/Tokenizer.h"
 
 #include <boost/json.hpp>
@@ -32,27 +33,10 @@ namespace {
 using trainer::PolicyModel;
 using trainer::SamplingOptions;
 
-torch::Device deviceFlag(const Flags &flags) {
-  const std::string name = textFlag(flags, "device", "cpu");
-  if (name == "cpu")
-    return torch::kCPU;
-  if (name == "cuda") {
-    if (!torch::cuda::is_available())
-      throw std::invalid_argument("--device cuda: no CUDA device (or this LibTorch has no CUDA)");
-    return torch::Device(torch::kCUDA, 0);
-  }
-  throw std::invalid_argument("--device: cpu or cuda, not '" + name + "'");
-}
+torch::Device deviceFlag(const Flags &flags) { return trainer::deviceNamed(textFlag(flags, "device", "cpu")); }
 
 torch::Dtype dtypeFlag(const Flags &flags, torch::Device device) {
-  const std::string name = textFlag(flags, "dtype", device.is_cuda() ? "bf16" : "f32");
-  if (name == "f32")
-    return torch::kFloat32;
-  if (name == "bf16")
-    return torch::kBFloat16;
-  if (name == "f16")
-    return torch::kFloat16;
-  throw std::invalid_argument("--dtype: f32, bf16 or f16, not '" + name + "'");
+  return trainer::dtypeNamed(textFlag(flags, "dtype", device.is_cuda() ? "bf16" : "f32"));
 }
 
 std::int64_t integerFlag(const Flags &flags, const std::string &name, std::int64_t fallback) {
@@ -80,12 +64,7 @@ SamplingOptions samplingFlags(const Flags &flags, const trainer::ModelConfig &co
 }
 
 std::vector<std::vector<std::int64_t>> idListsFromFile(const std::string &path) {
-  std::ifstream in(path);
-  if (!in)
-    throw std::invalid_argument(path + ": cannot read the file");
-  std::stringstream text;
-  text << in.rdbuf();
-  json::value parsed = json::parse(text.str());
+  json::value parsed = json::parse(trainer::readTextFile(path));
   std::vector<std::vector<std::int64_t>> out;
   for (const auto &row : parsed.as_array()) {
     out.emplace_back();

@@ -82,6 +82,27 @@ private:
 
 } // namespace
 
+torch::Device deviceNamed(const std::string &name) {
+  if (name == "cpu")
+    return torch::kCPU;
+  if (name == "cuda") {
+    if (!torch::cuda::is_available())
+      throw std::invalid_argument("device cuda: no CUDA device (or this LibTorch has no CUDA)");
+    return torch::Device(torch::kCUDA, 0);
+  }
+  throw std::invalid_argument("device: cpu or cuda, not '" + name + "'");
+}
+
+torch::Dtype dtypeNamed(const std::string &name) {
+  if (name == "f32")
+    return torch::kFloat32;
+  if (name == "bf16")
+    return torch::kBFloat16;
+  if (name == "f16")
+    return torch::kFloat16;
+  throw std::invalid_argument("dtype: f32, bf16 or f16, not '" + name + "'");
+}
+
 torch::Tensor positionsFor(const torch::Tensor &firstSlot, std::int64_t begin, std::int64_t length) {
   auto slots =
       torch::arange(begin, begin + length, torch::TensorOptions().dtype(torch::kInt64).device(firstSlot.device()));

@@ -1,5 +1,7 @@
 #include "cudaperf/trainer/Tokenizer.h"
 
+#include "cudaperf/trainer/TextFile.h"
+
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <pcre2.h>
 
@@ -169,14 +171,7 @@ Tokenizer::~Tokenizer() = default;
 
 Tokenizer Tokenizer::fromFolder(const std::string &folder) { return fromFile(folder + "/tokenizer.json"); }
 
-Tokenizer Tokenizer::fromFile(const std::string &path) {
-  std::ifstream in(path);
-  if (!in)
-    throw std::runtime_error(path + ": cannot read the file");
-  std::stringstream text;
-  text << in.rdbuf();
-  return fromJsonText(text.str(), path);
-}
+Tokenizer Tokenizer::fromFile(const std::string &path) { return fromJsonText(readTextFile(path), path); }
 
 Tokenizer Tokenizer::fromJsonText(const std::string &text, const std::string &origin) {
   auto state = std::make_unique<State>();

@@ -84,6 +84,11 @@ private:
   torch::Tensor rotaryTable_; // [maxPositions, 2, headDim]: cos, sin with its first half negated
 };
 
+// "cpu" or "cuda" (the first GPU; an error naming the problem when there is none).
+torch::Device deviceNamed(const std::string &name);
+// "f32", "bf16" or "f16".
+torch::Dtype dtypeNamed(const std::string &name);
+
 // Positions of a left-padded batch: 0 at each row's first real token.
 torch::Tensor positionsFor(const torch::Tensor &firstSlot, std::int64_t begin, std::int64_t length);
 
