@@ -605,6 +605,20 @@ class GrpoAgainstTheDaemonTest(unittest.TestCase):
                 second = subprocess.run([TRAINER, "grpo", "--config", path, "--resume", "latest"],
                                         capture_output=True, text=True, timeout=600)
                 self.assertEqual(second.returncode, 0, second.stderr[-3000:])
+                # eval of the trained checkpoint against the same daemon: two seeds, two turns.
+                report_path = os.path.join(workdir, "eval.json")
+                evaluated = subprocess.run([TRAINER, "eval", "--model", os.path.join(out, "step-3"), "--tasks-dir",
+                                            TASKS, "--tasks", "relu", "--samples", "2", "--turns", "2", "--seeds",
+                                            "0,1", "--max-new-tokens", "16", "--daemon",
+                                            "http://127.0.0.1:%d" % daemon.port, "--out", report_path],
+                                           capture_output=True, text=True, timeout=600)
+                self.assertEqual(evaluated.returncode, 0, evaluated.stderr[-3000:])
+                report = json.load(open(report_path))
+                self.assertEqual(report["seeds"], 2)
+                for metric in ("pass@1", "fast_1", "accuracy_turn_1", "cumulative_accuracy_turn_2"):
+                    self.assertEqual(len(report["metrics"][metric]["per_seed"]), 2, metric)
+                self.assertNotIn("pass@5", report["metrics"])  # k > n has no estimate
+                self.assertIn("pass@1", evaluated.stdout)
             finally:
                 daemon.stop()
             records = [json.loads(line) for line in open(os.path.join(out, "log.jsonl"))]

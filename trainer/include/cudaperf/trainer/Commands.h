@@ -15,5 +15,6 @@ int logitsCommand(const std::vector<std::string> &args);
 int sampleCheckCommand(const std::vector<std::string> &args);
 int grpoCommand(const std::vector<std::string> &args);
 int initCommand(const std::vector<std::string> &args);
+int evalCommand(const std::vector<std::string> &args);
 
 } // namespace cudaperf
