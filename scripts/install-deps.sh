@@ -9,7 +9,7 @@ packages=(
   libboost1.81-dev libboost-json1.81-dev
   libspdlog-dev libsqlite3-dev
   libtorch-dev
-  libpcre2-dev libicu-dev
+  libpcre2-dev libicu-dev gnuplot-nox
   libgtest-dev libbenchmark-dev wrk
 )
 

@@ -630,6 +630,12 @@ class GrpoAgainstTheDaemonTest(unittest.TestCase):
                 self.assertTrue(math.isfinite(record["loss"]))
                 self.assertTrue(math.isfinite(record["reward_mean"]))
                 self.assertLess(abs(record["logprob_agreement"] - 1.0), 1e-3)
+            # The curves of the run.
+            plot = os.path.join(workdir, "curves.png")
+            plotted = subprocess.run([os.path.join(os.path.dirname(TASKS), "scripts", "plot-training"),
+                                      os.path.join(out, "log.jsonl"), plot], capture_output=True, text=True, timeout=120)
+            self.assertEqual(plotted.returncode, 0, plotted.stderr)
+            self.assertEqual(open(plot, "rb").read(8), b"\x89PNG\r\n\x1a\n")
             for name in ("model.safetensors", "config.json", "tokenizer.json", "optimizer.safetensors",
                          "trainer_state.json"):
                 self.assertTrue(os.path.exists(os.path.join(out, "step-3", name)), name)

@@ -1,10 +1,12 @@
 // cudaperf-train grpo --config FILE: GRPO against cudaperfd (docs/training.md).
+// cudaperf-train sft --config FILE: the supervised warm start.
 // cudaperf-train init --config config.json --tokenizer tokenizer.json --out DIR:
 // a model of that shape with random weights, to train from scratch.
 #include "cudaperf/trainer/Commands.h"
 
 #include "cudaperf/trainer/CommandFlags.h"
 #include "cudaperf/trainer/GrpoTrainer.h"
+#include "cudaperf/trainer/SftTrainer.h"
 
 #include <filesystem>
 #include <iostream>
@@ -31,6 +33,19 @@ int grpoCommand(const std::vector<std::string> &args) {
   trainer::GrpoTrainer trainer(config, rewards);
   trainer.run(std::cerr, static_cast<std::int64_t>(numberFlag(flags, "stop-after", 0)));
   std::cerr << "cudaperf-train grpo: " << trainer.stepsDone() << " steps; log in " << config.outDir << "/log.jsonl\n";
+  return 0;
+}
+
+int sftCommand(const std::vector<std::string> &args) {
+  const Flags flags = parseFlags(args, {"config", "resume", "stop-after"});
+  if (!flags.count("config"))
+    throw std::invalid_argument("--config FILE.json is required");
+  trainer::SftConfig config = trainer::SftConfig::fromFile(textFlag(flags, "config"));
+  if (flags.count("resume"))
+    config.resume = textFlag(flags, "resume");
+  std::cerr << "cudaperf-train sft: " << config.toJsonText() << "\n";
+  trainer::SftTrainer trainer(config);
+  trainer.run(std::cerr, static_cast<std::int64_t>(numberFlag(flags, "stop-after", 0)));
   return 0;
 }
 

@@ -1,26 +1,20 @@
 #include "cudaperf/trainer/GrpoConfig.h"
 
+#include "cudaperf/trainer/ConfigFields.h"
 #include "cudaperf/trainer/TextFile.h"
 
-#include <boost/json.hpp>
-
-#include <cmath>
-#include <fstream>
-#include <sstream>
 #include <stdexcept>
-#include <utility>
-#include <variant>
 
 namespace cudaperf::trainer {
-namespace json = boost::json;
 
 namespace {
 
-using Field =
-    std::variant<std::string *, int *, double *, bool *, std::int64_t *, std::uint64_t *, std::vector<std::string> *>;
+[[noreturn]] void fail(const std::string &origin, const std::string &key, const std::string &what) {
+  throw std::invalid_argument(origin + ": '" + key + "' " + what);
+}
 
 // One table for reading and writing: the JSON key of each member.
-std::vector<std::pair<const char *, Field>> fields(GrpoConfig &c) {
+ConfigTable fields(GrpoConfig &c) {
   return {{"model", &c.model},
           {"tasks_dir", &c.tasksDir},
           {"tasks", &c.tasks},
@@ -62,71 +56,13 @@ std::vector<std::pair<const char *, Field>> fields(GrpoConfig &c) {
           {"resume", &c.resume}};
 }
 
-[[noreturn]] void fail(const std::string &origin, const std::string &key, const std::string &what) {
-  throw std::invalid_argument(origin + ": '" + key + "' " + what);
-}
-
-double numberOf(const json::value &value, const std::string &origin, const std::string &key) {
-  if (!value.is_number())
-    fail(origin, key, "must be a number");
-  return value.to_number<double>();
-}
-
-std::int64_t integerOf(const json::value &value, const std::string &origin, const std::string &key) {
-  const double n = numberOf(value, origin, key);
-  if (n != std::floor(n))
-    fail(origin, key, "must be an integer");
-  return static_cast<std::int64_t>(n);
-}
-
 } // namespace
 
 GrpoConfig GrpoConfig::fromFile(const std::string &path) { return fromJsonText(readTextFile(path), path); }
 
 GrpoConfig GrpoConfig::fromJsonText(const std::string &text, const std::string &origin) {
-  json::value parsed;
-  try {
-    parsed = json::parse(text);
-  } catch (const std::exception &error) {
-    throw std::invalid_argument(origin + ": not JSON: " + error.what());
-  }
-  if (!parsed.is_object())
-    throw std::invalid_argument(origin + ": not a JSON object");
   GrpoConfig config;
-  auto table = fields(config);
-  for (const auto &[key, value] : parsed.as_object()) {
-    const std::string name(key);
-    auto it = std::find_if(table.begin(), table.end(), [&](const auto &f) { return name == f.first; });
-    if (it == table.end())
-      fail(origin, name, "is not a setting (see docs/training.md)");
-    std::visit(
-        [&](auto *member) {
-          using T = std::remove_pointer_t<decltype(member)>;
-          if constexpr (std::is_same_v<T, std::string>) {
-            if (!value.is_string())
-              fail(origin, name, "must be a string");
-            *member = std::string(value.as_string());
-          } else if constexpr (std::is_same_v<T, bool>) {
-            if (!value.is_bool())
-              fail(origin, name, "must be true or false");
-            *member = value.as_bool();
-          } else if constexpr (std::is_same_v<T, double>) {
-            *member = numberOf(value, origin, name);
-          } else if constexpr (std::is_same_v<T, std::vector<std::string>>) {
-            if (!value.is_array())
-              fail(origin, name, "must be an array of strings");
-            member->clear();
-            for (const auto &item : value.as_array()) {
-              if (!item.is_string())
-                fail(origin, name, "must be an array of strings");
-              member->push_back(std::string(item.as_string()));
-            }
-          } else {
-            *member = static_cast<T>(integerOf(value, origin, name));
-          }
-        },
-        it->second);
-  }
+  readConfigFields(text, origin, fields(config));
   if (config.model.empty())
     fail(origin, "model", "is required (a Hugging Face folder)");
   if (config.group < 1 || config.promptsPerStep < 1 || config.maxTurns < 1 || config.microBatch < 1 ||
@@ -140,22 +76,7 @@ GrpoConfig GrpoConfig::fromJsonText(const std::string &text, const std::string &
 
 std::string GrpoConfig::toJsonText() const {
   GrpoConfig copy = *this;
-  json::object out;
-  for (const auto &[key, field] : fields(copy))
-    std::visit(
-        [&](auto *member) {
-          using T = std::remove_pointer_t<decltype(member)>;
-          if constexpr (std::is_same_v<T, std::vector<std::string>>) {
-            json::array items;
-            for (const auto &item : *member)
-              items.push_back(json::value(item));
-            out[key] = std::move(items);
-          } else {
-            out[key] = *member;
-          }
-        },
-        field);
-  return json::serialize(out);
+  return writeConfigFields(fields(copy));
 }
 
 } // namespace cudaperf::trainer

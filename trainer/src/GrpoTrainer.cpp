@@ -2,7 +2,7 @@
 
 #include "cudaperf/trainer/KernelPrompt.h"
 #include "cudaperf/trainer/PolicyLoss.h"
-#include "cudaperf/trainer/Safetensors.h"
+#include "cudaperf/trainer/TrainingCheckpoint.h"
 #include "cudaperf/trainer/TrajectoryAdvantages.h"
 
 #include <algorithm>
@@ -39,11 +39,6 @@ std::uint64_t mixSeed(std::uint64_t seed, std::uint64_t step, std::uint64_t turn
 
 double mean(const std::vector<double> &values) {
   return values.empty() ? 0.0 : std::accumulate(values.begin(), values.end(), 0.0) / static_cast<double>(values.size());
-}
-
-void copyFile(const fs::path &from, const fs::path &to) {
-  std::error_code error;
-  fs::copy_file(from, to, fs::copy_options::overwrite_existing, error);
 }
 
 } // namespace
@@ -90,16 +85,7 @@ GrpoTrainer::GrpoTrainer(GrpoConfig config, RewardSource &rewards)
     throw std::invalid_argument("grpo: no tasks in " + config_.tasksDir);
 
   std::string weights = config_.model;
-  std::string resume = config_.resume;
-  if (resume == "latest") {
-    std::ifstream latest(fs::path(config_.outDir) / "latest");
-    if (latest && !std::getline(latest, resume).fail() && !resume.empty())
-      resume = (fs::path(config_.outDir) / resume).string();
-    else if (latest)
-      throw std::runtime_error((fs::path(config_.outDir) / "latest").string() + " names no checkpoint");
-    else
-      resume.clear(); // nothing to resume yet: a fresh run
-  }
+  const std::string resume = resolveResume(config_.outDir, config_.resume);
   if (!resume.empty())
     weights = resume;
   model_ = std::make_unique<PolicyModel>(PolicyModel::load(weights, device, dtype));
@@ -109,7 +95,7 @@ GrpoTrainer::GrpoTrainer(GrpoConfig config, RewardSource &rewards)
     p.requires_grad_(true);
   optimizer_ = std::make_unique<AdamW>(model_->parameters(), AdamWOptions{0.9, 0.999, 1e-8, config_.weightDecay});
   if (!resume.empty())
-    resumeFrom(resume);
+    step_ = loadTrainingCheckpoint(resume, *optimizer_, device);
 
   sampling_.temperature = config_.temperature;
   sampling_.topP = config_.topP;
@@ -469,48 +455,7 @@ void GrpoTrainer::run(std::ostream &progress, std::int64_t stopAfter) {
 }
 
 void GrpoTrainer::saveCheckpoint() const {
-  const std::string name = "step-" + std::to_string(step_);
-  const fs::path folder = fs::path(config_.outDir) / name;
-  fs::create_directories(folder);
-  model_->save(folder.string());
-  copyFile(fs::path(config_.model) / "tokenizer.json", folder / "tokenizer.json");
-  std::vector<torch::Tensor> keep;
-  std::vector<TensorToWrite> tensors;
-  for (const auto &[key, tensor] : optimizer_->state()) {
-    keep.push_back(tensor.detach().to(torch::kCPU).contiguous());
-    tensors.push_back({key, TensorDtype::F32, keep.back().sizes().vec(), keep.back().data_ptr(),
-                       static_cast<std::size_t>(keep.back().numel()) * sizeof(float)});
-  }
-  writeSafetensors((folder / "optimizer.safetensors").string(), tensors);
-  const json::object state{
-      {"step", step_}, {"optimizer_steps", optimizer_->steps()}, {"config", json::parse(config_.toJsonText())}};
-  {
-    std::ofstream out(folder / "trainer_state.json.partial");
-    out << json::serialize(state) << "\n";
-  }
-  fs::rename(folder / "trainer_state.json.partial", folder / "trainer_state.json");
-  { // atomically: a crash while writing leaves the previous name
-    std::ofstream(fs::path(config_.outDir) / "latest.partial", std::ios::trunc) << name << "\n";
-  }
-  fs::rename(fs::path(config_.outDir) / "latest.partial", fs::path(config_.outDir) / "latest");
-}
-
-void GrpoTrainer::resumeFrom(const std::string &folder) {
-  std::ifstream in(fs::path(folder) / "trainer_state.json");
-  if (!in)
-    throw std::runtime_error(folder + ": no trainer_state.json (not a checkpoint of cudaperf-train grpo)");
-  std::stringstream text;
-  text << in.rdbuf();
-  const json::object state = json::parse(text.str()).as_object();
-  step_ = state.at("step").to_number<std::int64_t>();
-  auto file = SafetensorsFile::open((fs::path(folder) / "optimizer.safetensors").string());
-  std::map<std::string, torch::Tensor> tensors;
-  for (const auto &[name, view] : file->tensors()) {
-    torch::Tensor t = torch::empty(view.shape, torch::kFloat32);
-    std::memcpy(t.data_ptr(), view.data, view.bytes);
-    tensors[name] = t.to(model_->device());
-  }
-  optimizer_->loadState(tensors, state.at("optimizer_steps").to_number<std::int64_t>());
+  saveTrainingCheckpoint(config_.outDir, step_, *model_, *optimizer_, config_.model, config_.toJsonText());
 }
 
 } // namespace cudaperf::trainer

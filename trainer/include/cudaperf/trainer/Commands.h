@@ -16,5 +16,6 @@ int sampleCheckCommand(const std::vector<std::string> &args);
 int grpoCommand(const std::vector<std::string> &args);
 int initCommand(const std::vector<std::string> &args);
 int evalCommand(const std::vector<std::string> &args);
+int sftCommand(const std::vector<std::string> &args);
 
 } // namespace cudaperf

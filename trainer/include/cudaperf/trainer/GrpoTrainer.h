@@ -68,7 +68,6 @@ public:
 private:
   struct Trajectory;
   std::vector<std::size_t> promptsOfStep(std::int64_t step) const;
-  void resumeFrom(const std::string &folder);
 
   GrpoConfig config_;
   RewardSource &rewards_;
