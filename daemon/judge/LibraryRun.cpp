@@ -304,7 +304,12 @@ json::object LibraryRun::run() {
   const SizeBinding &sizes = task.benchmarkSize;
   const bool verifyTimed = role_ == Role::Candidate && oracle_;
   const int calls = 1 + request_.warmup + request_.runs;
-  std::vector<double> samples, judgeSamples, eventSamples, wallSamples, unfinishedSamples;
+  std::vector<double> samples, judgeSamples, eventSamples, wallSamples, unfinishedSamples, postProbes;
+  // Unfinished work is what a post-call probe waits for beyond what the
+  // trusted baseline's calls of this shape leave (empty calls leave less).
+  RoundTripCalibration timingCalibration = calibration_;
+  if (gpuBaseline_)
+    timingCalibration.probeLimitMs = unfinishedLimitMs(calibration_, gpuBaseline_->postProbe);
   int outside = 0, busyBefore = 0, verified = 0;
   double unfinishedMax = 0, callsMs = 0, maxRatio = 0, tracedBusyMs = -1;
   double cpuAtStart = 0;
@@ -364,7 +369,8 @@ json::object LibraryRun::run() {
     }
     if (!counted)
       continue;
-    const CallTime time = callTime(call.wallMs, call.reply.eventMs, call.postProbeMs, calibration_);
+    const CallTime time = callTime(call.wallMs, call.reply.eventMs, call.postProbeMs, timingCalibration);
+    postProbes.push_back(call.postProbeMs);
     samples.push_back(time.ms);
     wallSamples.push_back(call.wallMs);
     unfinishedSamples.push_back(time.unfinishedMs);
@@ -382,7 +388,16 @@ json::object LibraryRun::run() {
   GapReference ownGaps;
   std::string workerTimes = "per-call band";
   double gapShift = 0;
+  ProbeReference ownPostProbe;
   if (role_ == Role::Baseline) {
+    // The baseline's own calls are the reference: the same rule for both sides of the speedup.
+    ownPostProbe = postCallProbeReference(postProbes);
+    const double limit = unfinishedLimitMs(calibration_, ownPostProbe);
+    for (std::size_t i = 0; i < samples.size(); ++i) {
+      const double unfinished = std::max(0.0, postProbes[i] - limit);
+      samples[i] += unfinished - unfinishedSamples[i];
+      unfinishedSamples[i] = unfinished;
+    }
     ownGaps = gapReference(wallSamples, eventSamples);
     if (ownGaps.known) {
       samples = timedSamples(wallSamples, eventSamples, unfinishedSamples, ownGaps).ms;
@@ -404,6 +419,8 @@ json::object LibraryRun::run() {
   timing["worker_times"] = workerTimes;
   timing["gap_shift_ms"] = gapShift;
   timing["unfinished_after_return_max_ms"] = unfinishedMax;
+  timing["unfinished_limit_ms"] =
+      role_ == Role::Baseline ? unfinishedLimitMs(calibration_, ownPostProbe) : timingCalibration.probeLimitMs;
   timing["verified_calls"] = verified;
   timing["max_tolerance_ratio"] = std::isfinite(maxRatio) ? maxRatio : -1.0;
   const CpuUse use = judgeCpuUse(cpuMs, callsMs, request_.runs, !deviceMemory);
@@ -427,7 +444,7 @@ json::object LibraryRun::run() {
   result["correctness"] = correctness;
   result["status"] = "ok";
   if (role_ == Role::Baseline) {
-    timing_ = BaselineTiming{samples, medianMs, coefficientOfVariation(samples), ownGaps};
+    timing_ = BaselineTiming{samples, medianMs, coefficientOfVariation(samples), ownGaps, ownPostProbe};
     return result;
   }
   if (busyBefore >= kBusyCallsToReject) {

@@ -38,7 +38,8 @@ struct EvaluationRequest {
 struct BaselineTiming {
   std::vector<double> samples;
   double medianMs = 0, cv = 0;
-  GapReference gaps; // of its timed calls: what an honest worker's look like
+  GapReference gaps;        // of its timed calls: what an honest worker's look like
+  ProbeReference postProbe; // its post-call probes: what an honest call leaves for the probe
 };
 
 enum class Role { Candidate, Baseline };

@@ -89,6 +89,20 @@ CallTime callTime(double judgeWallMs, double workerEventMs, double postCallProbe
   return t;
 }
 
+ProbeReference postCallProbeReference(const std::vector<double> &postProbeMs) {
+  ProbeReference reference;
+  if (postProbeMs.size() < 5)
+    return reference;
+  const double middle = median(postProbeMs);
+  reference.known = true;
+  reference.limitMs = middle + std::max(kSlackMs, 3 * medianAbsoluteDeviation(postProbeMs, middle)) + kSlackMs;
+  return reference;
+}
+
+double unfinishedLimitMs(const RoundTripCalibration &c, const ProbeReference &reference) {
+  return reference.known ? std::max(c.probeLimitMs, reference.limitMs) : c.probeLimitMs;
+}
+
 GapReference gapReference(const std::vector<double> &wallMs, const std::vector<double> &eventMs) {
   GapReference reference;
   std::vector<double> gaps;

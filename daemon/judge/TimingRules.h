@@ -24,6 +24,19 @@ struct RoundTripCalibration {
 RoundTripCalibration calibrate(const std::vector<double> &wallMs, const std::vector<double> &eventMs,
                                const std::vector<double> &probeMs);
 
+// The post-call probes of the task's trusted baseline: what a real call of
+// this shape leaves for the probe to wait on when nothing runs behind it (the
+// GPU switching back to the judge's context, say). Empty calls, which the
+// calibration measures, leave less; work up to this reference's limit is not
+// charged to a candidate as unfinished.
+struct ProbeReference {
+  bool known = false;
+  double limitMs = 0; // median + max(slack, 3 median deviations) + slack
+};
+ProbeReference postCallProbeReference(const std::vector<double> &postProbeMs);
+// The limit above which a post-call probe counts as unfinished work.
+double unfinishedLimitMs(const RoundTripCalibration &c, const ProbeReference &reference);
+
 struct CallTime {
   double ms = 0;                  // what the call is charged
   double judgeMs = 0;             // the judge's round trip minus the calibrated gap

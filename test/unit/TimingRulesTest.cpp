@@ -117,6 +117,32 @@ TEST(TimingRules, TheBaselinesGapsDecideWhetherACandidatesEventTimesAreBelieved)
   EXPECT_FALSE(gapReference({1, 2}, {0, 0}).known); // too few calls to tell
 }
 
+TEST(TimingRules, UnfinishedWorkIsMeasuredAgainstTheBaselinesPostCallProbes) {
+  // Calibration after empty calls: probes 0.010 ms, limit 0.010 + 2 x 0.005 = 0.020.
+  const RoundTripCalibration c =
+      calibrate({0.3, 0.3, 0.3, 0.3, 0.3}, {0.1, 0.1, 0.1, 0.1, 0.1}, {0.010, 0.010, 0.010, 0.010, 0.010});
+  EXPECT_NEAR(c.probeLimitMs, 0.020, 1e-12);
+  // After the baseline's real calls the probe waits ~0.030 ms (the switch back to
+  // the judge's context): median 0.030, median deviation 0.001 (3 x that is under the
+  // 0.005 slack) -> limit 0.030 + 0.005 + 0.005.
+  const ProbeReference reference = postCallProbeReference({0.028, 0.030, 0.032, 0.030, 0.031, 0.029});
+  ASSERT_TRUE(reference.known);
+  EXPECT_NEAR(reference.limitMs, 0.040, 1e-12);
+  EXPECT_NEAR(unfinishedLimitMs(c, reference), reference.limitMs, 1e-12);
+  // An honest call whose probe waited 0.033 ms: nothing unfinished under the
+  // baseline's reference (0.013 ms charged under the empty calls' limit).
+  RoundTripCalibration timing = c;
+  timing.probeLimitMs = unfinishedLimitMs(c, reference);
+  EXPECT_NEAR(callTime(0.45, 0.25, 0.033, c).unfinishedMs, 0.013, 1e-12);
+  EXPECT_EQ(callTime(0.45, 0.25, 0.033, timing).unfinishedMs, 0.0);
+  // Work left running after "returned" (a 2 ms kernel) is charged in full but the reference's limit.
+  EXPECT_NEAR(callTime(0.45, 0.25, 2.0, timing).unfinishedMs, 2.0 - timing.probeLimitMs, 1e-12);
+  // The reference never lowers the calibration's limit, and needs five calls.
+  EXPECT_NEAR(unfinishedLimitMs(c, postCallProbeReference({0.001, 0.001, 0.001, 0.001, 0.001})), 0.020, 1e-12);
+  EXPECT_FALSE(postCallProbeReference({0.03, 0.03}).known);
+  EXPECT_NEAR(unfinishedLimitMs(c, postCallProbeReference({0.03, 0.03})), 0.020, 1e-12);
+}
+
 TEST(InputDraw, SipHashMatchesTheReferenceVector) {
   // SipHash-2-4, key 00 01 .. 0f, message 00 01 .. 07 (the paper's vector for 8 bytes).
   EXPECT_EQ(cudaperf::draw::sipHash(0x0706050403020100ull, 0x0f0e0d0c0b0a0908ull, 0x0706050403020100ull),
