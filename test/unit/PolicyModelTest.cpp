@@ -126,6 +126,38 @@ TEST(PolicyModelTest, BatchedWithPaddingEqualsOneByOne) {
   }
 }
 
+TEST(PolicyModelTest, LoraStartsAsTheBaseAndMergesIntoPlainWeights) {
+  torch::NoGradGuard noGrad;
+  for (const auto &f : kFamilies) {
+    auto model = PolicyModel::random(tinyConfig(f.family, f.tied), torch::kCPU, torch::kFloat32, 8);
+    torch::Tensor first;
+    auto batch = ids({{3, 1, 4}, {1, 5, 9, 2, 6}}, &first);
+    const auto base = model.forward(batch, first);
+    model.addLora(4, 8.0, 1);
+    EXPECT_EQ(maxDifference(model.forward(batch, first), base), 0.0) << f.name; // B = 0
+    for (auto &t : model.loraParameters())
+      t.copy_(torch::randn(t.sizes()) * 0.1); // as after training
+    const auto adapted = model.forward(batch, first);
+    EXPECT_GT(maxDifference(adapted, base), 1e-3) << f.name;
+    // save(): merged weights, a plain folder that loads without LoRA.
+    const auto dir = scratch(std::string("lora-") + f.name);
+    model.save(dir.string());
+    const auto merged = PolicyModel::load(dir.string(), torch::kCPU, torch::kFloat32);
+    EXPECT_FALSE(merged.hasLora());
+    EXPECT_LT(maxDifference(merged.forward(batch, first), adapted), 1e-4) << f.name;
+    // The adapters alone, on a fresh copy of the base.
+    model.saveLora((dir / "lora.safetensors").string());
+    auto again = PolicyModel::random(tinyConfig(f.family, f.tied), torch::kCPU, torch::kFloat32, 8);
+    again.addLora(4, 8.0, 99);
+    again.loadLora((dir / "lora.safetensors").string());
+    EXPECT_EQ(maxDifference(again.forward(batch, first), adapted), 0.0) << f.name;
+    auto other = PolicyModel::random(tinyConfig(f.family, f.tied), torch::kCPU, torch::kFloat32, 8);
+    other.addLora(2, 8.0, 1); // another rank: refused, naming the tensor
+    EXPECT_THROW(other.loadLora((dir / "lora.safetensors").string()), std::runtime_error);
+    fs::remove_all(dir);
+  }
+}
+
 // ------------------------------------------------------------ distribution
 
 TEST(SamplingTest, TopPTopKAndTemperatureOnHandMadeLogits) {

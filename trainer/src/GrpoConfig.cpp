@@ -51,6 +51,8 @@ ConfigTable fields(GrpoConfig &c) {
           {"grad_clip", &c.gradClip},
           {"min_lr_ratio", &c.minLrRatio},
           {"warmup_steps", &c.warmupSteps},
+          {"lora_rank", &c.loraRank},
+          {"lora_alpha", &c.loraAlpha},
           {"steps", &c.steps},
           {"checkpoint_every", &c.checkpointEvery},
           {"resume", &c.resume}};

@@ -86,14 +86,22 @@ GrpoTrainer::GrpoTrainer(GrpoConfig config, RewardSource &rewards)
 
   std::string weights = config_.model;
   const std::string resume = resolveResume(config_.outDir, config_.resume);
-  if (!resume.empty())
+  // With LoRA the checkpoint's model files are merged: the base comes from
+  // `model`, the adapters from the checkpoint.
+  if (!resume.empty() && config_.loraRank == 0)
     weights = resume;
   model_ = std::make_unique<PolicyModel>(PolicyModel::load(weights, device, dtype));
+  if (config_.loraRank > 0) {
+    model_->addLora(config_.loraRank, config_.loraAlpha, config_.seed);
+    if (!resume.empty())
+      model_->loadLora((fs::path(resume) / "lora.safetensors").string());
+  }
+  trainable_ = config_.loraRank > 0 ? model_->loraParameters() : model_->parameters();
   if (config_.beta > 0) // the frozen reference: the starting policy, also on resume
     reference_ = std::make_unique<PolicyModel>(PolicyModel::load(config_.model, device, dtype));
-  for (auto &p : model_->parameters())
+  for (auto &p : trainable_)
     p.requires_grad_(true);
-  optimizer_ = std::make_unique<AdamW>(model_->parameters(), AdamWOptions{0.9, 0.999, 1e-8, config_.weightDecay});
+  optimizer_ = std::make_unique<AdamW>(trainable_, AdamWOptions{0.9, 0.999, 1e-8, config_.weightDecay});
   if (!resume.empty())
     step_ = loadTrainingCheckpoint(resume, *optimizer_, device);
 
@@ -374,7 +382,7 @@ json::object GrpoTrainer::step() {
         klSum += result.klSum;
         tisClipped += result.tisClippedTokens;
       }
-      gradNorm = clipGradientNorm(model_->parameters(), config_.gradClip);
+      gradNorm = clipGradientNorm(trainable_, config_.gradClip);
       if (std::isfinite(gradNorm))
         optimizer_->step(learningRate);
       else
@@ -455,6 +463,11 @@ void GrpoTrainer::run(std::ostream &progress, std::int64_t stopAfter) {
 }
 
 void GrpoTrainer::saveCheckpoint() const {
+  if (model_->hasLora()) { // first: "latest" must not name a folder without its adapters
+    const fs::path folder = fs::path(config_.outDir) / ("step-" + std::to_string(step_));
+    fs::create_directories(folder);
+    model_->saveLora((folder / "lora.safetensors").string());
+  }
   saveTrainingCheckpoint(config_.outDir, step_, *model_, *optimizer_, config_.model, config_.toJsonText());
 }
 

@@ -222,7 +222,7 @@ void PolicyModel::save(const std::string &folder) const {
     const std::string p = "model.layers." + std::to_string(i) + ".";
     named.emplace_back(p + "input_layernorm.weight", layer.inputNorm);
     named.emplace_back(p + "post_attention_layernorm.weight", layer.postNorm);
-    auto qkv = layer.qkv.split_with_sizes({H * D, K * D, K * D}, 0);
+    auto qkv = merged(layer.qkv, layer.qkvLora).split_with_sizes({H * D, K * D, K * D}, 0);
     named.emplace_back(p + "self_attn.q_proj.weight", qkv[0]);
     named.emplace_back(p + "self_attn.k_proj.weight", qkv[1]);
     named.emplace_back(p + "self_attn.v_proj.weight", qkv[2]);
@@ -232,17 +232,17 @@ void PolicyModel::save(const std::string &folder) const {
       named.emplace_back(p + "self_attn.k_proj.bias", bias[1]);
       named.emplace_back(p + "self_attn.v_proj.bias", bias[2]);
     }
-    named.emplace_back(p + "self_attn.o_proj.weight", layer.output);
+    named.emplace_back(p + "self_attn.o_proj.weight", merged(layer.output, layer.outputLora));
     if (layer.outputBias.defined())
       named.emplace_back(p + "self_attn.o_proj.bias", layer.outputBias);
     if (layer.qNorm.defined()) {
       named.emplace_back(p + "self_attn.q_norm.weight", layer.qNorm);
       named.emplace_back(p + "self_attn.k_norm.weight", layer.kNorm);
     }
-    auto gateUp = layer.gateUp.split(I, 0);
+    auto gateUp = merged(layer.gateUp, layer.gateUpLora).split(I, 0);
     named.emplace_back(p + "mlp.gate_proj.weight", gateUp[0]);
     named.emplace_back(p + "mlp.up_proj.weight", gateUp[1]);
-    named.emplace_back(p + "mlp.down_proj.weight", layer.down);
+    named.emplace_back(p + "mlp.down_proj.weight", merged(layer.down, layer.downLora));
     if (layer.gateUpBias.defined()) {
       auto bias = layer.gateUpBias.split(I, 0);
       named.emplace_back(p + "mlp.gate_proj.bias", bias[0]);
@@ -289,6 +289,76 @@ std::int64_t PolicyModel::parameterCount() const {
   return n;
 }
 
+void PolicyModel::addLora(std::int64_t rank, double alpha, std::uint64_t seed) {
+  if (rank <= 0)
+    throw std::invalid_argument("LoRA rank must be positive");
+  torch::NoGradGuard noGrad;
+  torch::manual_seed(seed);
+  loraRank_ = rank;
+  loraScale_ = alpha / static_cast<double>(rank);
+  auto make = [&](const torch::Tensor &weight) {
+    // A as PEFT does (Kaiming-uniform, bound 1 / sqrt(in)), B zero: B A = 0 at the start.
+    const auto in = weight.size(1), out = weight.size(0);
+    const double bound = 1.0 / std::sqrt(static_cast<double>(in));
+    return Lora{(torch::rand({rank, in}) * 2 * bound - bound).to(device_, dtype_),
+                torch::zeros({out, rank}, torch::TensorOptions().dtype(dtype_).device(device_))};
+  };
+  for (Layer &layer : layers_) {
+    layer.qkvLora = make(layer.qkv);
+    layer.outputLora = make(layer.output);
+    layer.gateUpLora = make(layer.gateUp);
+    layer.downLora = make(layer.down);
+  }
+}
+
+std::vector<torch::Tensor> PolicyModel::loraParameters() const {
+  std::vector<torch::Tensor> out;
+  for (const Layer &layer : layers_)
+    for (const Lora *lora : {&layer.qkvLora, &layer.outputLora, &layer.gateUpLora, &layer.downLora})
+      if (lora->a.defined()) {
+        out.push_back(lora->a);
+        out.push_back(lora->b);
+      }
+  return out;
+}
+
+void PolicyModel::saveLora(const std::string &path) const {
+  std::vector<torch::Tensor> host;
+  std::vector<TensorToWrite> tensors;
+  const char *names[] = {"qkv", "o", "gate_up", "down"};
+  for (std::size_t i = 0; i < layers_.size(); ++i) {
+    const Lora *loras[] = {&layers_[i].qkvLora, &layers_[i].outputLora, &layers_[i].gateUpLora, &layers_[i].downLora};
+    for (int k = 0; k < 4; ++k)
+      for (auto [suffix, tensor] : {std::pair{".a", &loras[k]->a}, {".b", &loras[k]->b}}) {
+        host.push_back(tensor->detach().to(torch::kCPU, torch::kFloat32).contiguous());
+        tensors.push_back({"lora." + std::to_string(i) + "." + names[k] + suffix, TensorDtype::F32,
+                           host.back().sizes().vec(), host.back().data_ptr(),
+                           static_cast<std::size_t>(host.back().numel()) * sizeof(float)});
+      }
+  }
+  writeSafetensors(path, tensors,
+                   {{"lora_rank", std::to_string(loraRank_)}, {"lora_scale", std::to_string(loraScale_)}});
+}
+
+void PolicyModel::loadLora(const std::string &path) {
+  torch::NoGradGuard noGrad;
+  auto file = SafetensorsFile::open(path);
+  const char *names[] = {"qkv", "o", "gate_up", "down"};
+  for (std::size_t i = 0; i < layers_.size(); ++i) {
+    Lora *loras[] = {&layers_[i].qkvLora, &layers_[i].outputLora, &layers_[i].gateUpLora, &layers_[i].downLora};
+    for (int k = 0; k < 4; ++k)
+      for (auto [suffix, tensor] : {std::pair{".a", &loras[k]->a}, {".b", &loras[k]->b}}) {
+        const std::string name = "lora." + std::to_string(i) + "." + names[k] + suffix;
+        const TensorView &view = file->at(name);
+        if (!tensor->defined() || view.shape != tensor->sizes().vec() || view.dtype != TensorDtype::F32)
+          throw std::runtime_error(path + ": tensor '" + name + "' does not fit this model's adapters");
+        torch::Tensor host = torch::empty(view.shape, torch::kFloat32);
+        std::memcpy(host.data_ptr(), view.data, view.bytes);
+        tensor->copy_(host);
+      }
+  }
+}
+
 KvCache PolicyModel::makeCache(std::int64_t batch, std::int64_t capacity) const {
   if (capacity > config_.maxPositions)
     throw std::runtime_error("a sequence of " + std::to_string(capacity) + " tokens is longer than the model's " +
@@ -316,11 +386,28 @@ torch::Tensor PolicyModel::rmsNorm(const torch::Tensor &x, const torch::Tensor &
 #endif
 }
 
+// x W^T + b, plus the adapter's scale * (x A^T) B^T where there is one.
+torch::Tensor PolicyModel::project(const torch::Tensor &x, const torch::Tensor &weight, const torch::Tensor &bias,
+                                   const Lora &lora) const {
+  auto y = torch::linear(x, weight, bias);
+  if (lora.a.defined())
+    y = y + loraScale_ * torch::linear(torch::linear(x, lora.a), lora.b);
+  return y;
+}
+
+torch::Tensor PolicyModel::merged(const torch::Tensor &weight, const Lora &lora) const {
+  if (!lora.a.defined())
+    return weight;
+  return (weight.to(torch::kFloat32) +
+          loraScale_ * torch::matmul(lora.b.to(torch::kFloat32), lora.a.to(torch::kFloat32)))
+      .to(weight.scalar_type());
+}
+
 // y = x W^T + residual: the residual added in the GEMM's epilogue.
 torch::Tensor PolicyModel::linearPlus(const torch::Tensor &x, const torch::Tensor &weight, const torch::Tensor &bias,
-                                      const torch::Tensor &residual) const {
-  if (bias.defined())
-    return residual + torch::linear(x, weight, bias);
+                                      const Lora &lora, const torch::Tensor &residual) const {
+  if (bias.defined() || lora.a.defined())
+    return residual + project(x, weight, bias, lora);
   auto flat = torch::addmm(residual.reshape({-1, residual.size(-1)}), x.reshape({-1, x.size(-1)}), weight.t());
   return flat.view(residual.sizes());
 }
@@ -330,7 +417,8 @@ torch::Tensor PolicyModel::layerForward(const Layer &layer, const torch::Tensor 
                                         const torch::Tensor *slots, std::int64_t keyLength) const {
   const auto B = hidden.size(0), T = hidden.size(1);
   const auto H = config_.heads, K = config_.kvHeads, D = config_.headDim, G = H / K;
-  auto qkv = torch::linear(rmsNorm(hidden, layer.inputNorm), layer.qkv, layer.qkvBias).view({B, T, H + 2 * K, D});
+  auto qkv =
+      project(rmsNorm(hidden, layer.inputNorm), layer.qkv, layer.qkvBias, layer.qkvLora).view({B, T, H + 2 * K, D});
   auto qk = qkv.narrow(2, 0, H + K);
   auto v = qkv.narrow(2, H + K, K);
   if (config_.qkNorm)
@@ -361,10 +449,10 @@ torch::Tensor PolicyModel::layerForward(const Layer &layer, const torch::Tensor 
   auto attended = torch::matmul(torch::softmax(scores, -1, torch::kFloat32).to(hidden.scalar_type()), values);
 #endif
   // reshape, not view: SDPA's kernels may return a transposed (non-contiguous) result.
-  auto merged = attended.reshape({B, H, T, D}).transpose(1, 2).reshape({B, T, H * D});
-  auto out = linearPlus(merged, layer.output, layer.outputBias, hidden);
-  auto gateUp = torch::linear(rmsNorm(out, layer.postNorm), layer.gateUp, layer.gateUpBias).chunk(2, -1);
-  return linearPlus(torch::silu(gateUp[0]) * gateUp[1], layer.down, layer.downBias, out);
+  auto heads = attended.reshape({B, H, T, D}).transpose(1, 2).reshape({B, T, H * D});
+  auto out = linearPlus(heads, layer.output, layer.outputBias, layer.outputLora, hidden);
+  auto gateUp = project(rmsNorm(out, layer.postNorm), layer.gateUp, layer.gateUpBias, layer.gateUpLora).chunk(2, -1);
+  return linearPlus(torch::silu(gateUp[0]) * gateUp[1], layer.down, layer.downBias, layer.downLora, out);
 }
 
 torch::Tensor PolicyModel::logits(const torch::Tensor &hidden) const {

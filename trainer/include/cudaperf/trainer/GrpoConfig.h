@@ -45,6 +45,9 @@ struct GrpoConfig {
   // optimizer
   double learningRate = 1e-6, weightDecay = 0.0, gradClip = 1.0, minLrRatio = 0.1;
   std::int64_t warmupSteps = 0;
+  // LoRA (0: full fine-tuning): adapters of this rank on every projection; only they train
+  std::int64_t loraRank = 0;
+  double loraAlpha = 16;
   // run
   std::int64_t steps = 10;
   std::int64_t checkpointEvery = 10;

@@ -74,6 +74,7 @@ private:
   Tokenizer tokenizer_;
   std::unique_ptr<PolicyModel> model_, reference_;
   std::unique_ptr<AdamW> optimizer_;
+  std::vector<torch::Tensor> trainable_; // every weight, or only the LoRA adapters
   std::vector<TaskSpec> tasks_;
   SamplingOptions sampling_;
   std::int64_t step_ = 0;

@@ -45,6 +45,16 @@ public:
   std::vector<torch::Tensor> parameters() const;
   std::int64_t parameterCount() const;
 
+  // LoRA: a rank-r update B A (scaled by alpha / r) beside the q/k/v, o,
+  // gate/up and down projections of every layer; A random, B zero, so the
+  // model starts as it was. Only the adapters are trained then; save() writes
+  // the merged weights (a plain model folder), saveLora/loadLora the adapters.
+  void addLora(std::int64_t rank, double alpha, std::uint64_t seed);
+  bool hasLora() const { return loraRank_ > 0; }
+  std::vector<torch::Tensor> loraParameters() const;
+  void saveLora(const std::string &path) const;
+  void loadLora(const std::string &path);
+
   KvCache makeCache(std::int64_t batch, std::int64_t capacity) const;
 
   // Full forward over ids [batch, T] (left-padded: the first firstSlot[b]
@@ -60,15 +70,22 @@ public:
                        KvCache &cache) const;
 
 private:
+  struct Lora {
+    torch::Tensor a, b; // [rank, in], [out, rank]; undefined without LoRA
+  };
   struct Layer {
     torch::Tensor inputNorm, qkv, qkvBias, output, outputBias, qNorm, kNorm, postNorm, gateUp, gateUpBias, down,
         downBias;
+    Lora qkvLora, outputLora, gateUpLora, downLora;
   };
+  torch::Tensor project(const torch::Tensor &x, const torch::Tensor &weight, const torch::Tensor &bias,
+                        const Lora &lora) const;
+  torch::Tensor merged(const torch::Tensor &weight, const Lora &lora) const;
   PolicyModel(ModelConfig config, torch::Device device, torch::Dtype dtype);
   void buildRotary();
   torch::Tensor rmsNorm(const torch::Tensor &x, const torch::Tensor &weight) const;
   torch::Tensor linearPlus(const torch::Tensor &x, const torch::Tensor &weight, const torch::Tensor &bias,
-                           const torch::Tensor &residual) const;
+                           const Lora &lora, const torch::Tensor &residual) const;
   // hidden [B, T, H]; positions [B, T]; keys/values [B, kvH, S, D] already holding this step's;
   // mask [B, 1, T, S] bool (true: may attend).
   torch::Tensor layerForward(const Layer &layer, const torch::Tensor &hidden, const torch::Tensor &positions,
@@ -82,6 +99,8 @@ private:
   torch::Tensor embed_, finalNorm_, lmHead_; // lmHead_ is embed_ when tied
   std::vector<Layer> layers_;
   torch::Tensor rotaryTable_; // [maxPositions, 2, headDim]: cos, sin with its first half negated
+  std::int64_t loraRank_ = 0;
+  double loraScale_ = 0;
 };
 
 // "cpu" or "cuda" (the first GPU; an error naming the problem when there is none).
