@@ -38,6 +38,8 @@ ConfigTable fields(SftConfig &c) {
           {"min_lr_ratio", &c.minLrRatio},
           {"warmup_steps", &c.warmupSteps},
           {"checkpoint_every", &c.checkpointEvery},
+          {"lora_rank", &c.loraRank},
+          {"lora_alpha", &c.loraAlpha},
           {"resume", &c.resume}};
 }
 
@@ -108,11 +110,18 @@ SftTrainer::SftTrainer(SftConfig config)
   if (examples_.empty())
     throw std::runtime_error(config_.data + ": no examples");
   const std::string resume = resolveResume(config_.outDir, config_.resume);
-  model_ = std::make_unique<PolicyModel>(
-      PolicyModel::load(resume.empty() ? config_.model : resume, device, dtypeNamed(config_.dtype)));
-  for (auto &p : model_->parameters())
+  // With LoRA a checkpoint's model files are merged: the base is `model`, the adapters the checkpoint's.
+  model_ = std::make_unique<PolicyModel>(PolicyModel::load(
+      resume.empty() || config_.loraRank > 0 ? config_.model : resume, device, dtypeNamed(config_.dtype)));
+  if (config_.loraRank > 0) {
+    model_->addLora(config_.loraRank, config_.loraAlpha, config_.seed);
+    if (!resume.empty())
+      model_->loadLora((fs::path(resume) / "lora.safetensors").string());
+  }
+  trainable_ = config_.loraRank > 0 ? model_->loraParameters() : model_->parameters();
+  for (auto &p : trainable_)
     p.requires_grad_(true);
-  optimizer_ = std::make_unique<AdamW>(model_->parameters(), AdamWOptions{0.9, 0.999, 1e-8, config_.weightDecay});
+  optimizer_ = std::make_unique<AdamW>(trainable_, AdamWOptions{0.9, 0.999, 1e-8, config_.weightDecay});
   if (!resume.empty())
     step_ = loadTrainingCheckpoint(resume, *optimizer_, device);
 }
@@ -173,7 +182,7 @@ json::object SftTrainer::step() {
     loss.backward();
     lossSum += loss.item<double>();
   }
-  const double gradNorm = clipGradientNorm(model_->parameters(), config_.gradClip);
+  const double gradNorm = clipGradientNorm(trainable_, config_.gradClip);
   const double learningRate =
       warmupCosine(optimizer_->steps(), config_.learningRate, config_.warmupSteps, totalSteps(), config_.minLrRatio);
   const bool finite = std::isfinite(gradNorm);
@@ -196,8 +205,14 @@ void SftTrainer::run(std::ostream &progress, std::int64_t stopAfter) {
     log << json::serialize(record) << "\n";
     log.flush();
     progress << "sft step " << step_ << "/" << total << "  loss " << record.at("loss").as_double() << "\n";
-    if (config_.checkpointEvery > 0 && (step_ % config_.checkpointEvery == 0 || step_ == last))
+    if (config_.checkpointEvery > 0 && (step_ % config_.checkpointEvery == 0 || step_ == last)) {
+      if (model_->hasLora()) { // first: "latest" must not name a folder without its adapters
+        const fs::path folder = fs::path(config_.outDir) / ("step-" + std::to_string(step_));
+        fs::create_directories(folder);
+        model_->saveLora((folder / "lora.safetensors").string());
+      }
       saveTrainingCheckpoint(config_.outDir, step_, *model_, *optimizer_, config_.model, config_.toJsonText());
+    }
   }
 }
 

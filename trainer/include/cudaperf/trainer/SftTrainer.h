@@ -27,6 +27,8 @@ struct SftConfig {
   std::int64_t epochs = 1, batch = 8, microBatch = 2, maxTokens = 4096;
   double learningRate = 1e-5, weightDecay = 0.0, gradClip = 1.0, minLrRatio = 0.1;
   std::int64_t warmupSteps = 0, checkpointEvery = 100;
+  std::int64_t loraRank = 0; // LoRA adapters of this rank on every projection; only they train (0: off)
+  double loraAlpha = 16;
   std::string resume;
 
   static SftConfig fromFile(const std::string &path);
@@ -52,6 +54,7 @@ private:
   Tokenizer tokenizer_;
   std::unique_ptr<PolicyModel> model_;
   std::unique_ptr<AdamW> optimizer_;
+  std::vector<torch::Tensor> trainable_;
   std::vector<Example> examples_;
   std::int64_t step_ = 0;
 };
