@@ -463,11 +463,6 @@ void GrpoTrainer::run(std::ostream &progress, std::int64_t stopAfter) {
 }
 
 void GrpoTrainer::saveCheckpoint() const {
-  if (model_->hasLora()) { // first: "latest" must not name a folder without its adapters
-    const fs::path folder = fs::path(config_.outDir) / ("step-" + std::to_string(step_));
-    fs::create_directories(folder);
-    model_->saveLora((folder / "lora.safetensors").string());
-  }
   saveTrainingCheckpoint(config_.outDir, step_, *model_, *optimizer_, config_.model, config_.toJsonText());
 }
 

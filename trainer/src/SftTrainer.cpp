@@ -205,14 +205,8 @@ void SftTrainer::run(std::ostream &progress, std::int64_t stopAfter) {
     log << json::serialize(record) << "\n";
     log.flush();
     progress << "sft step " << step_ << "/" << total << "  loss " << record.at("loss").as_double() << "\n";
-    if (config_.checkpointEvery > 0 && (step_ % config_.checkpointEvery == 0 || step_ == last)) {
-      if (model_->hasLora()) { // first: "latest" must not name a folder without its adapters
-        const fs::path folder = fs::path(config_.outDir) / ("step-" + std::to_string(step_));
-        fs::create_directories(folder);
-        model_->saveLora((folder / "lora.safetensors").string());
-      }
+    if (config_.checkpointEvery > 0 && (step_ % config_.checkpointEvery == 0 || step_ == last))
       saveTrainingCheckpoint(config_.outDir, step_, *model_, *optimizer_, config_.model, config_.toJsonText());
-    }
   }
 }
 

@@ -32,7 +32,9 @@ void saveTrainingCheckpoint(const std::string &outDir, std::int64_t step, const 
   const std::string name = "step-" + std::to_string(step);
   const fs::path folder = fs::path(outDir) / name;
   fs::create_directories(folder);
-  model.save(folder.string());
+  model.save(folder.string()); // the merged weights when there are adapters
+  if (model.hasLora())
+    model.saveLora((folder / "lora.safetensors").string());
   std::error_code ignored; // a model without a tokenizer still checkpoints
   fs::copy_file(fs::path(tokenizerFolder) / "tokenizer.json", folder / "tokenizer.json",
                 fs::copy_options::overwrite_existing, ignored);

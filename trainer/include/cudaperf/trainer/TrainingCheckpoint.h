@@ -1,5 +1,6 @@
 // Checkpoints of sft and grpo: out_dir/step-N/ holds the model (config.json,
 // model.safetensors, tokenizer.json: a folder every command loads),
+// lora.safetensors (the adapters, with LoRA; the model files are then merged),
 // optimizer.safetensors (AdamW's state) and trainer_state.json (step,
 // optimizer steps, the run's settings); out_dir/latest names the newest,
 // written atomically.
