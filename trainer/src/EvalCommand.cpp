@@ -116,11 +116,7 @@ int evalCommand(const std::vector<std::string> &args) {
   options.temperature = numberFlag(flags, "temperature", 1.0);
   options.topP = numberFlag(flags, "top-p", 1.0);
   options.maxNewTokens = static_cast<std::int64_t>(numberFlag(flags, "max-new-tokens", 1024));
-  options.stopIds = model.config().eosTokenIds;
-  if (auto end = tokenizer.tokenId("<|im_end|>"))
-    options.stopIds.push_back(*end);
-  if (!options.stopIds.empty())
-    options.padId = options.stopIds.front();
+  trainer::stopAtEndOfTurn(options, model.config(), tokenizer);
   trainer::RewardClientOptions clientOptions;
   clientOptions.urls = commaList(textFlag(flags, "daemon", "http://127.0.0.1:8742"));
   clientOptions.concurrency = static_cast<int>(numberFlag(flags, "concurrency", 8));

@@ -1,5 +1,6 @@
 #include "cudaperf/trainer/GrpoTrainer.h"
 
+#include "cudaperf/trainer/DataOrder.h"
 #include "cudaperf/trainer/KernelPrompt.h"
 #include "cudaperf/trainer/PolicyLoss.h"
 #include "cudaperf/trainer/TrainingCheckpoint.h"
@@ -14,7 +15,6 @@
 #include <iostream>
 #include <limits>
 #include <numeric>
-#include <random>
 #include <sstream>
 #include <unistd.h>
 
@@ -26,15 +26,6 @@ namespace {
 
 double since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
-
-// A seed for (run seed, step, turn): the same on resume, different everywhere else.
-std::uint64_t mixSeed(std::uint64_t seed, std::uint64_t step, std::uint64_t turn) {
-  std::uint64_t x =
-      seed * 0x9E3779B97F4A7C15ull ^ (step + 1) * 0xBF58476D1CE4E5B9ull ^ (turn + 1) * 0x94D049BB133111EBull;
-  x ^= x >> 31;
-  x *= 0xD6E8FEB86659FD93ull;
-  return x ^ (x >> 32);
 }
 
 double mean(const std::vector<double> &values) {
@@ -109,29 +100,15 @@ GrpoTrainer::GrpoTrainer(GrpoConfig config, RewardSource &rewards)
   sampling_.topP = config_.topP;
   sampling_.topK = config_.topK;
   sampling_.maxNewTokens = config_.maxNewTokens;
-  sampling_.stopIds = model_->config().eosTokenIds;
-  if (auto end = tokenizer_.tokenId("<|im_end|>"))
-    if (std::find(sampling_.stopIds.begin(), sampling_.stopIds.end(), *end) == sampling_.stopIds.end())
-      sampling_.stopIds.push_back(*end);
-  if (!sampling_.stopIds.empty())
-    sampling_.padId = sampling_.stopIds.front();
+  stopAtEndOfTurn(sampling_, model_->config(), tokenizer_);
 }
 
 std::vector<std::size_t> GrpoTrainer::promptsOfStep(std::int64_t step) const {
-  // Epoch e visits every task once in the order of a shuffle seeded by (seed, e):
-  // the data position is the step, so a resume neither replays nor skips.
+  // The data position is the step: a resume neither replays nor skips (DataOrder.h).
   std::vector<std::size_t> out;
-  const std::size_t n = tasks_.size();
-  for (std::int64_t k = 0; k < config_.promptsPerStep; ++k) {
-    const std::uint64_t index = static_cast<std::uint64_t>(step * config_.promptsPerStep + k);
-    const std::uint64_t epoch = index / n;
-    std::vector<std::size_t> order(n);
-    std::iota(order.begin(), order.end(), 0);
-    std::mt19937_64 generator(mixSeed(config_.seed, epoch, 1u << 20));
-    for (std::size_t i = n; i > 1; --i) // Fisher-Yates: the same on every standard library
-      std::swap(order[i - 1], order[generator() % i]);
-    out.push_back(order[index % n]);
-  }
+  for (std::int64_t k = 0; k < config_.promptsPerStep; ++k)
+    out.push_back(
+        exampleAt(static_cast<std::uint64_t>(step * config_.promptsPerStep + k), tasks_.size(), config_.seed));
   return out;
 }
 

@@ -16,22 +16,6 @@ namespace cudaperf {
 
 namespace {
 
-MeanStd meanStd(const std::vector<double> &values) {
-  MeanStd result;
-  if (values.empty())
-    return result;
-  for (double v : values)
-    result.mean += v;
-  result.mean /= static_cast<double>(values.size());
-  if (values.size() > 1) {
-    double squares = 0;
-    for (double v : values)
-      squares += (v - result.mean) * (v - result.mean);
-    result.std = std::sqrt(squares / static_cast<double>(values.size() - 1));
-  }
-  return result;
-}
-
 void summarise(ScorerValidation &validation) {
   std::vector<double> spearman, kendall, accuracy;
   for (const auto &task : validation.tasks) {

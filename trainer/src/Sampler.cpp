@@ -58,6 +58,15 @@ std::pair<torch::Tensor, torch::Tensor> choose(const torch::Tensor &logits, cons
 
 } // namespace
 
+void stopAtEndOfTurn(SamplingOptions &options, const ModelConfig &config, const Tokenizer &tokenizer) {
+  options.stopIds = config.eosTokenIds;
+  if (auto end = tokenizer.tokenId("<|im_end|>"))
+    if (std::find(options.stopIds.begin(), options.stopIds.end(), *end) == options.stopIds.end())
+      options.stopIds.push_back(*end);
+  if (!options.stopIds.empty())
+    options.padId = options.stopIds.front();
+}
+
 torch::Tensor samplingLogProbs(const torch::Tensor &logits, const SamplingOptions &options) {
   if (options.temperature <= 0)
     throw std::invalid_argument("samplingLogProbs: greedy decoding has no distribution (temperature 0)");

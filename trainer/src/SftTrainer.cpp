@@ -1,6 +1,7 @@
 #include "cudaperf/trainer/SftTrainer.h"
 
 #include "cudaperf/trainer/ConfigFields.h"
+#include "cudaperf/trainer/DataOrder.h"
 #include "cudaperf/trainer/GrpoTrainer.h"
 #include "cudaperf/trainer/TextFile.h"
 #include "cudaperf/trainer/TrainingCheckpoint.h"
@@ -10,7 +11,6 @@
 #include <filesystem>
 #include <fstream>
 #include <numeric>
-#include <random>
 #include <sstream>
 #include <stdexcept>
 
@@ -133,19 +133,14 @@ std::int64_t SftTrainer::totalSteps() const {
 
 json::object SftTrainer::step() {
   const auto start = std::chrono::steady_clock::now();
-  // The batch: examples [step * batch, ...) of the epochs' seeded shuffles.
+  // The batch: examples [step * batch, ...) in the epochs' seeded order (DataOrder.h).
   const auto n = static_cast<std::int64_t>(examples_.size());
   std::vector<const Example *> batch;
   for (std::int64_t k = 0; k < config_.batch; ++k) {
     const std::int64_t index = step_ * config_.batch + k;
     if (index >= n * config_.epochs)
       break;
-    std::vector<std::int64_t> order(n);
-    std::iota(order.begin(), order.end(), 0);
-    std::mt19937_64 generator(config_.seed * 0x9E3779B97F4A7C15ull + static_cast<std::uint64_t>(index / n) + 1);
-    for (std::int64_t i = n; i > 1; --i)
-      std::swap(order[i - 1], order[generator() % static_cast<std::uint64_t>(i)]);
-    batch.push_back(&examples_[order[index % n]]);
+    batch.push_back(&examples_[exampleAt(static_cast<std::uint64_t>(index), examples_.size(), config_.seed)]);
   }
   double tokens = 0;
   for (const auto *e : batch)

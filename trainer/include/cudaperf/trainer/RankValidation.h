@@ -4,6 +4,7 @@
 // measured speed.
 #pragma once
 
+#include "cudaperf/contracts/EvalMetrics.h" // MeanStd: over the held-out tasks of all folds and repeats
 #include "cudaperf/trainer/RankMetrics.h"
 #include "cudaperf/trainer/RankerTraining.h"
 
@@ -19,11 +20,6 @@ struct HeldOutTask {
   int repeat = 0;
   int fold = 0;
   RankAgreement agreement;
-};
-
-struct MeanStd {
-  double mean = 0;
-  double std = 0; // sample standard deviation over the held-out tasks of all folds and repeats
 };
 
 struct ScorerValidation {

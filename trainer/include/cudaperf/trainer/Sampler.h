@@ -48,6 +48,9 @@ struct GenerationResult {
   bool usedCudaGraph = false;
 };
 
+// A chat completion ends at the config's EOS ids or at <|im_end|>; padding uses the first of them.
+void stopAtEndOfTurn(SamplingOptions &options, const ModelConfig &config, const Tokenizer &tokenizer);
+
 // [..., vocab] f32 logits -> log-probs of the sampling distribution (-inf where removed).
 torch::Tensor samplingLogProbs(const torch::Tensor &logits, const SamplingOptions &options);
 
