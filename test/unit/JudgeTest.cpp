@@ -236,7 +236,11 @@ TEST(Judge, WritesPastAnOutputAreCaughtNearAndFar) { // class 11
 
 TEST(Judge, WhatACandidateLeavesBehindDiesWithItsWorker) { // class 12
   const auto r = scale({CUDAPERF_HOSTILE_LEFTOVER_THREAD, CUDAPERF_SCALE_REFERENCE});
-  EXPECT_NE(statusOf(r[0]), "ok") << json::serialize(r[0]);
+  // Whether the scribbler's write lands between a call's last store and its
+  // return is up to the scheduler (on a loaded 2-core machine it may never
+  // run then): its own verdict is any of the candidate's, never the judge's.
+  const auto own = statusOf(r[0]);
+  EXPECT_TRUE(own == "ok" || own == "wrong_answer" || own == "rejected") << json::serialize(r[0]);
   ASSERT_EQ(statusOf(r[1]), "ok") << json::serialize(r[1]);
   // The next candidate's CPU use is its own: the spinning thread is gone.
   EXPECT_LT(r[1].at("timing").at("cpu").at("ms").as_double(), r[1].at("timing").at("cpu").at("budget_ms").as_double());
