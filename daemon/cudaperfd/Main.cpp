@@ -77,6 +77,7 @@ int main(int argc, char **argv) {
     compileOptions.nvcc = config.nvcc;
     compileOptions.arch = config.arch;
     compileOptions.cacheDirectory = config.cacheDir / "artifacts";
+    compileOptions.parallelCompiles = config.cpuWorkers;
     compileOptions.limits.requireIsolation = !config.insecureNoIsolation;
     cudaperf::CandidateCompiler compiler(compileOptions);
     cudaperf::TaskCatalog catalog(config.tasksDir, config.cacheDir, compiler);

@@ -5,6 +5,7 @@
 #include <fstream>
 #include <iterator>
 #include <sstream>
+#include <thread>
 #include <unistd.h>
 
 namespace cudaperf {
@@ -88,6 +89,8 @@ std::vector<std::string> forbiddenSymbols(const std::vector<std::string> &undefi
 
 CandidateCompiler::CandidateCompiler(CompileOptions options) : options_(std::move(options)) {
   fs::create_directories(options_.cacheDirectory);
+  slotsFree_ =
+      options_.parallelCompiles ? options_.parallelCompiles : std::max(1u, std::thread::hardware_concurrency());
   // nvcc sees the system (toolchains, headers) and its toolkit, nothing else
   // of the host: no repository, no task folder, no other user's files that
   // an #include could pull into the compiler's errors.
@@ -175,6 +178,8 @@ CompileResult CandidateCompiler::build(const std::string &source) {
   result.key = contentKey(keyParts);
   result.library = options_.cacheDirectory / (result.key + ".so");
   const fs::path logFile = options_.cacheDirectory / (result.key + ".log");
+  std::promise<CompileResult> mine;
+  std::shared_future<CompileResult> other;
   {
     std::lock_guard lock(cacheMutex_);
     if (fs::exists(result.library)) {
@@ -184,8 +189,35 @@ CompileResult CandidateCompiler::build(const std::string &source) {
       result.log.assign(std::istreambuf_iterator<char>(log), {});
       return result;
     }
+    if (auto running = building_.find(result.key); running != building_.end())
+      other = running->second;
+    else
+      building_[result.key] = mine.get_future().share();
   }
+  if (other.valid()) {
+    CompileResult shared = other.get();
+    shared.cached = true;
+    shared.seconds = 0;
+    return shared;
+  }
+  CompileResult built;
+  try {
+    built = runNvcc(source, result);
+  } catch (...) {
+    built = result;
+    built.log = "the compile could not run";
+  }
+  {
+    std::lock_guard lock(cacheMutex_);
+    building_.erase(result.key);
+  }
+  mine.set_value(built);
+  return built;
+}
 
+CompileResult CandidateCompiler::runNvcc(const std::string &source, CompileResult result) {
+  const std::vector<std::string> compileFlags = flags();
+  const fs::path logFile = options_.cacheDirectory / (result.key + ".log");
   // The sandbox's private directory holds the source and the output.
   sandbox::Request request;
   // The library comes back on stdout; nvcc's own messages go to stderr.
@@ -196,7 +228,23 @@ CompileResult CandidateCompiler::build(const std::string &source) {
   request.stdinData = source;
   sandbox::Limits limits = options_.limits;
   limits.outputBytes = std::max<std::size_t>(limits.outputBytes, 64ull << 20); // the library itself
-  const auto run = sandbox::run(request, limits);
+  sandbox::Result run;
+  {
+    std::unique_lock slots(slotsMutex_);
+    slotFreed_.wait(slots, [&] { return slotsFree_ > 0; });
+    --slotsFree_;
+  }
+  struct Release {
+    CandidateCompiler &compiler;
+    ~Release() {
+      {
+        std::lock_guard slots(compiler.slotsMutex_);
+        ++compiler.slotsFree_;
+      }
+      compiler.slotFreed_.notify_one();
+    }
+  } release{*this};
+  run = sandbox::run(request, limits);
   result.seconds = run.wallSeconds;
   result.outcome = run.outcome;
   result.log = run.stderrText.substr(0, options_.limits.outputBytes);

@@ -160,6 +160,8 @@ void apply(DaemonConfig &config, const std::string &key, const json::value &valu
       fail(where, "expected trace, debug, info, warn or error");
   } else if (key == "precompiled_headers")
     config.precompiledHeaders = boolean();
+  else if (key == "prepare_tasks_at_start")
+    config.prepareTasksAtStart = boolean();
   else if (key == "speedup_baseline") {
     const std::string baseline = text();
     if (baseline != "cpu" && baseline != "gpu")

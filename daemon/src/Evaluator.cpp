@@ -109,9 +109,16 @@ void GpuQueue::serve() {
         pending.promise.set_value(json::object{{"status", "harness_error"}, {"error", error.what()}});
       continue;
     }
-    metrics_.observePhase("gpu", secondsSince(start) / static_cast<double>(batch.size()));
+    // The GPU is this batch's alone while its judge runs: each candidate's
+    // share of that is what bounds the evaluations per GPU-hour.
+    const double held = secondsSince(start) / static_cast<double>(batch.size());
+    metrics_.observePhase("gpu", held);
     for (std::size_t i = 0; i < batch.size(); ++i) {
       json::object result = i < results.size() ? std::move(results[i]) : json::object{{"status", "harness_error"}};
+      result["gpu_queue"] =
+          json::object{{"wait_seconds", std::chrono::duration<double>(start - batch[i].submitted).count()},
+                       {"held_seconds", held},
+                       {"batch", batch.size()}};
       const auto *judge = objectAt(result, "judge");
       if (judge && (judge->at("outcome") != "exited" || judge->at("exit_code") != 0))
         metrics_.countWorkerRestart(gpu_);
@@ -249,6 +256,18 @@ Evaluator::Evaluator(DaemonConfig config, EvaluationStore &store, TaskCatalog &c
     if (!problem.empty())
       throw std::invalid_argument(problem);
   }
+  // A task's first request otherwise waits for its reference and baseline
+  // compiles; done here on the CPU pool, they overlap each other and the
+  // first requests (which share a preparation still running).
+  if (config_.prepareTasksAtStart && !gpus_.empty())
+    for (const auto &task : catalog_.tasks())
+      boost::asio::post(cpuPool_, [this, name = task.name] {
+        const auto start = Clock::now();
+        const PreparedTask prepared = catalog_.prepare(name);
+        if (!prepared.error.empty())
+          spdlog::warn("task {}: {}", name, prepared.error);
+        metrics_.observePhase("prepare", secondsSince(start));
+      });
   spdlog::info("evaluator: {} GPU queue(s), analysis {}, ranker {}, build {}{}", gpus_.size(),
                analysisAvailable() ? "in sandboxed servers" : "unavailable", rankerLoaded() ? "loaded" : "none",
                buildId_.substr(0, 12), config_.insecureNoIsolation ? ", INSECURE (no isolation required)" : "");
@@ -360,7 +379,9 @@ json::object Evaluator::evaluate(const EvaluationRequest &request) {
     std::atomic<std::size_t> &count;
     ~Done() { --count; }
   } done{inFlight_};
+  const auto prepareStart = Clock::now();
   const PreparedTask task = catalog_.prepare(request.task);
+  const double prepareSeconds = secondsSince(prepareStart);
   if (!task.spec)
     return {{"status", "bad_request"}, {"error", task.error}};
   const std::string key = requestKey(request, task.taskJson);
@@ -376,6 +397,7 @@ json::object Evaluator::evaluate(const EvaluationRequest &request) {
   if (!task.error.empty())
     return {{"status", "harness_error"}, {"error", task.error}};
   json::object result = compute(request, task, key);
+  result["profile"].as_object()["prepare_seconds"] = prepareSeconds;
   if (config_.insecureNoIsolation)
     result["insecure"] = true;
   StoredEvaluation stored;
@@ -390,6 +412,7 @@ json::object Evaluator::evaluate(const EvaluationRequest &request) {
   const auto storeStart = Clock::now();
   result["id"] = store_.insert(stored);
   metrics_.observePhase("store", secondsSince(storeStart));
+  result["profile"].as_object()["store_seconds"] = secondsSince(storeStart);
   result.erase("replay");
   result["cached"] = false;
   return result;
@@ -401,12 +424,17 @@ json::object Evaluator::compute(const EvaluationRequest &request, const Prepared
   // the CPU pool, in parallel with the compile.
   std::promise<json::object> featuresPromise;
   auto featuresFuture = featuresPromise.get_future();
+  double analysisSeconds = 0, referenceSeconds = 0;
   boost::asio::post(cpuPool_, [&, promise = std::move(featuresPromise)]() mutable {
+    const auto start = Clock::now();
+    json::object features;
     try {
-      promise.set_value(analyze(request.source, "candidate.cu", config_.arch));
+      features = analyze(request.source, "candidate.cu", config_.arch);
     } catch (const std::exception &error) {
-      promise.set_value(json::object{{"error", error.what()}});
+      features = json::object{{"error", error.what()}};
     }
+    analysisSeconds = secondsSince(start);
+    promise.set_value(std::move(features));
   });
   JudgeJob job;
   job.task = task.spec;
@@ -431,13 +459,21 @@ json::object Evaluator::compute(const EvaluationRequest &request, const Prepared
         referenceProblem = error.what();
         promise.set_value(nullptr);
       }
-      metrics_.observePhase("reference", secondsSince(start));
+      referenceSeconds = secondsSince(start);
+      metrics_.observePhase("reference", referenceSeconds);
     });
   const auto compileStart = Clock::now();
   const CompileResult compiled = compiler_.compile(request.source, task.spec->allowedLibraries);
-  metrics_.observePhase("compile", secondsSince(compileStart));
+  const double compileSeconds = secondsSince(compileStart);
+  metrics_.observePhase("compile", compileSeconds);
   json::object report = featuresFuture.get();
   const std::shared_ptr<const ReferenceData> reference = judged ? referenceFuture.get() : nullptr;
+  // Where this evaluation's wall time went (docs/api.md, "profile").
+  json::object profile{{"compile_seconds", compileSeconds},
+                       {"nvcc_seconds", compiled.seconds},
+                       {"analysis_seconds", analysisSeconds},
+                       {"reference_seconds", referenceSeconds},
+                       {"cpu_phases_seconds", secondsSince(began)}};
 
   json::object result;
   result["task"] = request.task;
@@ -474,8 +510,17 @@ json::object Evaluator::compute(const EvaluationRequest &request, const Prepared
     job.candidates = {JudgeCandidate{compiled.library, seed, reference}};
     GpuQueue &queue = *gpus_[nextGpu_++ % gpus_.size()];
     json::object run = queue.submit(job).get();
+    if (auto *gpuQueue = run.if_contains("gpu_queue"); gpuQueue && gpuQueue->is_object()) {
+      for (const auto &[field, value] : gpuQueue->get_object())
+        profile[std::string("gpu_") + std::string(field)] = value;
+      run.erase("gpu_queue");
+    }
     for (auto &[field, value] : run)
       result[field] = value;
+    const json::object *sandboxRun = objectAt(result, "sandbox");
+    profile["worker_start_seconds"] = numberOr(sandboxRun, "start_wait_seconds", 0);
+    profile["correctness_seconds"] = numberOr(objectAt(result, "correctness"), "seconds", 0);
+    profile["timing_seconds"] = numberOr(objectAt(result, "timing"), "seconds", 0);
     const json::object *correctness = objectAt(result, "correctness");
     outcome.testsPassed = static_cast<int>(numberOr(correctness, "passed", 0));
     outcome.testsTotal = static_cast<int>(numberOr(correctness, "total", 0));
@@ -512,6 +557,8 @@ json::object Evaluator::compute(const EvaluationRequest &request, const Prepared
   result["key"] = key;
   result["feedback"] = feedbackText(result);
   result["seconds"] = secondsSince(began);
+  profile["total_seconds"] = secondsSince(began);
+  result["profile"] = std::move(profile);
   metrics_.observePhase("evaluate", secondsSince(began));
   spdlog::info("evaluate task={} status={} r_total={:.3f} seconds={:.2f}", request.task, status,
                reward["total"].as_double(), secondsSince(began));

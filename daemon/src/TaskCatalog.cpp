@@ -3,6 +3,8 @@
 #include "cudaperf/contracts/ContentKey.h"
 #include "cudaperf/daemon/Sandbox.h"
 
+#include <unistd.h>
+
 namespace cudaperf {
 
 TaskCatalog::TaskCatalog(const std::filesystem::path &tasksDir, const std::filesystem::path &cacheDir,
@@ -22,9 +24,35 @@ const TaskSpec *TaskCatalog::find(const std::string &name) const {
 }
 
 PreparedTask TaskCatalog::prepare(const std::string &name) {
-  std::lock_guard lock(mutex_);
-  if (auto known = prepared_.find(name); known != prepared_.end())
-    return known->second;
+  // One preparation per task at a time, tasks in parallel: a task's first
+  // requests wait for its own compiles only, never behind another task's.
+  std::shared_future<PreparedTask> pending;
+  std::promise<PreparedTask> mine;
+  {
+    std::lock_guard lock(mutex_);
+    if (auto known = prepared_.find(name); known != prepared_.end())
+      return known->second;
+    if (auto running = preparing_.find(name); running != preparing_.end())
+      pending = running->second;
+    else
+      preparing_[name] = mine.get_future().share();
+  }
+  if (pending.valid())
+    return pending.get();
+  PreparedTask prepared = compileTask(name);
+  {
+    std::lock_guard lock(mutex_);
+    // A failure is not kept: the next request tries again (a sandbox hiccup
+    // must not disable a task for the daemon's lifetime).
+    if (prepared.error.empty())
+      prepared_[name] = prepared;
+    preparing_.erase(name);
+  }
+  mine.set_value(prepared);
+  return prepared;
+}
+
+PreparedTask TaskCatalog::compileTask(const std::string &name) const {
   PreparedTask prepared;
   prepared.spec = find(name);
   if (!prepared.spec) {
@@ -36,13 +64,16 @@ PreparedTask TaskCatalog::prepare(const std::string &name) {
   const std::string referenceSource = fileContents(prepared.spec->reference);
   prepared.reference = cacheDir_ / (name + "-" + contentKey({"cc -O2 -shared -fPIC", referenceSource}) + ".so");
   if (!std::filesystem::exists(prepared.reference)) {
+    // Written under a private name and renamed: a concurrent daemon sharing
+    // the cache never loads a half-written library.
+    const auto partial = prepared.reference.string() + ".partial-" + std::to_string(::getpid());
     sandbox::Request request;
     request.argv = {"/usr/bin/cc",
                     "-O2",
                     "-shared",
                     "-fPIC",
                     "-o",
-                    prepared.reference.string(),
+                    partial,
                     std::filesystem::absolute(prepared.spec->reference).string(),
                     "-lm"};
     sandbox::Limits limits;
@@ -50,7 +81,11 @@ PreparedTask TaskCatalog::prepare(const std::string &name) {
     limits.requireIsolation = false; // the task author's trusted code
     limits.wallSeconds = 60;
     const auto result = sandbox::run(request, limits);
-    if (!result.succeeded()) {
+    std::error_code renameError;
+    if (result.succeeded())
+      std::filesystem::rename(partial, prepared.reference, renameError);
+    if (!result.succeeded() || renameError) {
+      std::filesystem::remove(partial, renameError);
       prepared.error = "cannot compile the reference of '" + name + "': " + result.stderrText + result.note;
       return prepared;
     }
@@ -62,7 +97,6 @@ PreparedTask TaskCatalog::prepare(const std::string &name) {
     else
       prepared.error = "cannot compile the baseline of '" + name + "': " + compiled.log;
   }
-  prepared_[name] = prepared;
   return prepared;
 }
 

@@ -5,6 +5,7 @@
 
 #include <fstream>
 #include <sstream>
+#include <thread>
 #include <unistd.h>
 
 using namespace cudaperf;
@@ -61,6 +62,41 @@ TEST_F(CandidateCompilerTest, CompilesThenServesFromTheCache) {
   auto third = compiler80.compile(source);
   ASSERT_TRUE(third.ok) << third.log;
   EXPECT_NE(third.key, first.key);
+}
+
+TEST_F(CandidateCompilerTest, OneSourceSentFourTimesAtOnceCompilesOnce) {
+  CandidateCompiler compiler(options_);
+  const std::string source = task("variants/naive.cu");
+  std::vector<CompileResult> results(4);
+  std::vector<std::thread> threads;
+  for (auto &result : results)
+    threads.emplace_back([&] { result = compiler.compile(source); });
+  for (auto &thread : threads)
+    thread.join();
+  int ranNvcc = 0;
+  for (const auto &result : results) {
+    ASSERT_TRUE(result.ok) << result.log;
+    EXPECT_EQ(result.library, results[0].library);
+    ranNvcc += result.cached ? 0 : 1;
+  }
+  EXPECT_EQ(ranNvcc, 1);
+}
+
+TEST_F(CandidateCompilerTest, OneCompileSlotRunsCompilesOneAfterTheOther) {
+  options_.parallelCompiles = 1;
+  CandidateCompiler compiler(options_);
+  const std::string a = task("variants/naive.cu"), b = task("variants/naive.cu") + "\n// another source\n";
+  CompileResult first, second;
+  const auto start = std::chrono::steady_clock::now();
+  std::thread one([&] { first = compiler.compile(a); });
+  std::thread two([&] { second = compiler.compile(b); });
+  one.join();
+  two.join();
+  const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  ASSERT_TRUE(first.ok && second.ok) << first.log << second.log;
+  EXPECT_FALSE(first.cached || second.cached);
+  // Serialised, the two nvcc runs fit in the elapsed time one after the other.
+  EXPECT_GE(elapsed, first.seconds + second.seconds);
 }
 
 TEST_F(CandidateCompilerTest, CompileErrorsComeBackInTheLog) {

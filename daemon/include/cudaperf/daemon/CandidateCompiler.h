@@ -8,7 +8,10 @@
 
 #include "cudaperf/daemon/Sandbox.h"
 
+#include <condition_variable>
 #include <filesystem>
+#include <future>
+#include <map>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -20,6 +23,9 @@ struct CompileOptions {
   std::string arch = "sm_90";
   std::vector<std::string> extraFlags;
   std::filesystem::path cacheDirectory; // required
+  // nvcc processes at once (0: one per core). More only slows each down: the
+  // first libraries reach the GPU later and nothing finishes sooner.
+  unsigned parallelCompiles = 0;
   sandbox::Limits limits = defaultCompileLimits();
 
   static sandbox::Limits defaultCompileLimits();
@@ -51,10 +57,17 @@ public:
 
 private:
   CompileResult build(const std::string &source);
+  CompileResult runNvcc(const std::string &source, CompileResult result);
   std::string undefinedSymbols(CompileResult &result);
   CompileOptions options_;
   std::string nvccVersion_;
   std::mutex cacheMutex_;
+  // Identical sources compiling at once (a GRPO group often repeats one)
+  // share one nvcc run.
+  std::map<std::string, std::shared_future<CompileResult>> building_;
+  std::mutex slotsMutex_;
+  std::condition_variable slotFreed_;
+  unsigned slotsFree_ = 0;
 };
 
 // Undefined symbols of `library` that a candidate may not use, given the

@@ -36,6 +36,7 @@ struct DaemonConfig {
   int runs = 30, warmup = 10;
   std::string logLevel = "info";
   bool precompiledHeaders = true;        // parse the CUDA headers once for all analyses
+  bool prepareTasksAtStart = true;       // with a GPU: compile every task's reference and baseline at start
   std::vector<std::string> analysisArgs; // more Clang flags for every analysis
   double analysisTimeoutSeconds = 10;    // then the analysis server is killed: an error for that request
   std::uint64_t analysisMemoryBytes = 4ull << 30;

@@ -19,6 +19,7 @@
 #include <boost/json/object.hpp>
 
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <deque>
 #include <future>
@@ -55,6 +56,7 @@ private:
   struct Pending {
     JudgeJob job;
     std::promise<boost::json::object> promise;
+    std::chrono::steady_clock::time_point submitted = std::chrono::steady_clock::now();
   };
   void serve();
   int gpu_;

@@ -7,6 +7,7 @@
 #include "cudaperf/daemon/CandidateCompiler.h"
 
 #include <filesystem>
+#include <future>
 #include <map>
 #include <mutex>
 #include <optional>
@@ -34,15 +35,19 @@ public:
   const std::string &taskJson(const std::string &name) const { return json_.at(name); }
   const std::filesystem::path &tasksDir() const { return tasksDir_; }
 
-  // Thread-safe; compiles on the first call for a task only.
+  // Thread-safe; compiles on the first call for a task only. Different
+  // tasks prepare in parallel; callers of one task share its preparation.
   PreparedTask prepare(const std::string &name);
 
 private:
+  PreparedTask compileTask(const std::string &name) const;
+
   std::filesystem::path tasksDir_, cacheDir_;
   CandidateCompiler &compiler_;
   std::vector<TaskSpec> tasks_;
   std::map<std::string, std::string> json_;
   std::map<std::string, PreparedTask> prepared_;
+  std::map<std::string, std::shared_future<PreparedTask>> preparing_;
   std::mutex mutex_;
 };
 
