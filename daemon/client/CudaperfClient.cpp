@@ -1,10 +1,14 @@
 // cudaperf: command-line client of cudaperfd.
 //
-//   cudaperf [--url http://127.0.0.1:8742] analyze FILE.cu [--arch sm_90]
+//   cudaperf [--url http://127.0.0.1:8742[,http://host2:8742...]] analyze FILE.cu [--arch sm_90]
 //   cudaperf [--url ...] eval --task NAME FILE.cu [--turn N]
 //   cudaperf [--url ...] tasks | health
 //
-// Prints the daemon's JSON answer; exit status 0 on HTTP 200, 1 otherwise, 2 on bad usage.
+// Several URLs (daemons that serve the same tasks): the request goes to one
+// of them chosen at random, and on to the next when a daemon cannot be
+// reached or answers 502, 503 or 504 (an evaluation is idempotent: the same
+// request is the same answer). Prints the JSON answer; exit status 0 on HTTP
+// 200, 1 otherwise, 2 on bad usage.
 #include <boost/asio/connect.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/beast/core.hpp>
@@ -13,6 +17,7 @@
 
 #include <fstream>
 #include <iostream>
+#include <random>
 #include <sstream>
 
 namespace beast = boost::beast;
@@ -23,7 +28,7 @@ namespace json = boost::json;
 namespace {
 
 int usage() {
-  std::cerr << "usage: cudaperf [--url http://HOST:PORT] analyze FILE.cu [--arch sm_90]\n"
+  std::cerr << "usage: cudaperf [--url http://HOST:PORT[,http://HOST:PORT...]] analyze FILE.cu [--arch sm_90]\n"
                "       cudaperf [--url http://HOST:PORT] eval --task NAME FILE.cu [--turn N]\n"
                "       cudaperf [--url http://HOST:PORT] tasks | health\n";
   return 2;
@@ -38,7 +43,12 @@ std::string readFile(const std::string &path) {
   return text.str();
 }
 
-int request(const std::string &url, http::verb method, const std::string &target, const std::string &body) {
+struct Answer {
+  http::status status;
+  std::string body;
+};
+
+Answer requestOne(const std::string &url, http::verb method, const std::string &target, const std::string &body) {
   std::string rest = url.rfind("http://", 0) == 0 ? url.substr(7) : url;
   if (!rest.empty() && rest.back() == '/')
     rest.pop_back();
@@ -55,12 +65,48 @@ int request(const std::string &url, http::verb method, const std::string &target
   message.prepare_payload();
   http::write(stream, message);
   beast::flat_buffer buffer;
-  http::response<http::string_body> response;
-  http::read(stream, buffer, response);
+  http::response_parser<http::string_body> parser;
+  parser.body_limit(256u << 20);
+  http::read(stream, buffer, parser);
   beast::error_code ignored;
   stream.socket().shutdown(net::ip::tcp::socket::shutdown_both, ignored);
-  std::cout << response.body() << std::endl;
-  return response.result() == http::status::ok ? 0 : 1;
+  return {parser.get().result(), parser.get().body()};
+}
+
+std::vector<std::string> splitUrls(const std::string &list) {
+  std::vector<std::string> urls;
+  std::stringstream items(list);
+  for (std::string url; std::getline(items, url, ',');)
+    if (!url.empty())
+      urls.push_back(url);
+  return urls;
+}
+
+int request(const std::string &urlList, http::verb method, const std::string &target, const std::string &body) {
+  const std::vector<std::string> urls = splitUrls(urlList);
+  if (urls.empty())
+    throw std::runtime_error("no URL in '" + urlList + "'");
+  const std::size_t first = std::random_device{}() % urls.size();
+  std::string problems;
+  for (std::size_t k = 0; k < urls.size(); ++k) {
+    const std::string &url = urls[(first + k) % urls.size()];
+    try {
+      const Answer answer = requestOne(url, method, target, body);
+      const bool tryAnother = answer.status == http::status::bad_gateway ||
+                              answer.status == http::status::service_unavailable ||
+                              answer.status == http::status::gateway_timeout;
+      if (!tryAnother || k + 1 == urls.size()) {
+        std::cout << answer.body << std::endl;
+        return answer.status == http::status::ok ? 0 : 1;
+      }
+      problems += "\n  " + url + ": HTTP " + std::to_string(static_cast<int>(answer.status));
+    } catch (const std::exception &error) {
+      problems += "\n  " + url + ": " + error.what();
+    }
+    if (k + 1 < urls.size())
+      std::cerr << "cudaperf: " << url << " did not serve the request; trying the next daemon\n";
+  }
+  throw std::runtime_error("no daemon answered:" + problems);
 }
 
 } // namespace

@@ -2,7 +2,8 @@
 //
 //   cudaperfd [--config FILE] [--listen 127.0.0.1:8742] [--tasks DIR] [--db FILE] [--gpus 0,1]
 //             [--cpu-workers N] [--ranker FILE] [--cache DIR] [--log-level info] ...
-//   cudaperfd export --db FILE --format jsonl      one evaluation per line on stdout
+//   cudaperfd export --db FILE [--db FILE ...] --format jsonl
+//                                                  one evaluation per line on stdout (stores merged)
 //
 // SIGTERM/SIGINT: stop accepting, finish what is in flight, exit. SIGHUP: reload the ranker.
 #include "cudaperf/daemon/Api.h"
@@ -17,6 +18,7 @@
 #include <spdlog/spdlog.h>
 
 #include <iostream>
+#include <set>
 #include <thread>
 
 namespace net = boost::asio;
@@ -24,10 +26,11 @@ namespace net = boost::asio;
 namespace {
 
 int exportStore(const std::vector<std::string> &args) {
-  std::string db, format = "jsonl";
+  std::vector<std::string> databases;
+  std::string format = "jsonl";
   for (std::size_t i = 0; i + 1 < args.size(); i += 2) {
     if (args[i] == "--db")
-      db = args[i + 1];
+      databases.push_back(args[i + 1]);
     else if (args[i] == "--format")
       format = args[i + 1];
     else {
@@ -35,17 +38,27 @@ int exportStore(const std::vector<std::string> &args) {
       return 2;
     }
   }
-  if (db.empty() || format != "jsonl") {
-    std::cerr << "usage: cudaperfd export --db FILE --format jsonl\n";
+  if (databases.empty() || format != "jsonl" || args.size() % 2 != 0) {
+    std::cerr << "usage: cudaperfd export --db FILE [--db FILE ...] --format jsonl\n";
     return 2;
   }
-  if (!std::filesystem::exists(db)) {
-    std::cerr << "cudaperfd export: no database " << db << "\n";
-    return 1;
+  for (const auto &db : databases)
+    if (!std::filesystem::exists(db)) {
+      std::cerr << "cudaperfd export: no database " << db << "\n";
+      return 1;
+    }
+  // Several daemons' stores, one training file: each line names its store,
+  // and an evaluation two daemons both made (same request key) comes once.
+  std::set<std::string> seen;
+  std::int64_t total = 0;
+  for (const auto &db : databases) {
+    cudaperf::EvaluationStore store(db);
+    const auto rows = databases.size() > 1 ? store.exportJsonl(std::cout, db, &seen) : store.exportJsonl(std::cout);
+    std::cerr << "cudaperfd export: " << rows << " evaluations from " << db << "\n";
+    total += rows;
   }
-  cudaperf::EvaluationStore store(db);
-  const auto rows = store.exportJsonl(std::cout);
-  std::cerr << "cudaperfd export: " << rows << " evaluations\n";
+  if (databases.size() > 1)
+    std::cerr << "cudaperfd export: " << total << " evaluations in all\n";
   return 0;
 }
 
@@ -58,7 +71,7 @@ int main(int argc, char **argv) {
   if (!args.empty() && (args[0] == "--help" || args[0] == "-h")) {
     std::cout << "usage: cudaperfd [--config FILE] [--listen HOST:PORT] [--tasks DIR] [--db FILE] [--gpus 0,1]\n"
                  "                 [--cpu-workers N] [--ranker FILE] [--cache DIR] [--log-level LEVEL] ...\n"
-                 "       cudaperfd export --db FILE --format jsonl\n"
+                 "       cudaperfd export --db FILE [--db FILE ...] --format jsonl\n"
                  "Every setting: docs/api.md.\n";
     return 0;
   }

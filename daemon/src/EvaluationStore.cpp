@@ -160,19 +160,30 @@ std::int64_t EvaluationStore::count() {
   return query.integer(0);
 }
 
-std::int64_t EvaluationStore::exportJsonl(std::ostream &out) {
+std::int64_t EvaluationStore::exportJsonl(std::ostream &out, const std::string &storeName,
+                                          std::set<std::string> *seen) {
   std::lock_guard lock(mutex_);
-  Statement query(db_, "SELECT id, created_at, task, status, result_json, source_hash, gpu FROM evaluations "
-                       "ORDER BY id");
+  Statement query(db_, "SELECT id, created_at, task, status, result_json, source_hash, gpu, request_key "
+                       "FROM evaluations ORDER BY id");
   std::int64_t rows = 0;
   while (query.step() == SQLITE_ROW) {
+    const std::string key = query.text(7);
+    if (seen && !seen->insert(key).second)
+      continue; // the same evaluation, exported from an earlier store
     boost::system::error_code error;
     json::value result = json::parse(query.text(4), error);
     if (error || !result.is_object())
       continue;
     const json::object &object = result.get_object();
-    json::object line{{"id", query.integer(0)},  {"time", query.text(1)},        {"task", query.text(2)},
-                      {"status", query.text(3)}, {"source_hash", query.text(5)}, {"gpu", query.text(6)}};
+    json::object line{{"id", query.integer(0)},
+                      {"time", query.text(1)},
+                      {"task", query.text(2)},
+                      {"status", query.text(3)},
+                      {"source_hash", query.text(5)},
+                      {"gpu", query.text(6)},
+                      {"key", key}};
+    if (!storeName.empty())
+      line["store"] = storeName;
     const auto speedup = number(object, {"timing", "speedup"});
     line["speedup"] = speedup ? json::value(*speedup) : json::value(nullptr);
     const auto *features = object.if_contains("features");

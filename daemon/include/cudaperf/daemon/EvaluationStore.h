@@ -11,6 +11,7 @@
 #include <mutex>
 #include <optional>
 #include <ostream>
+#include <set>
 #include <string>
 
 struct sqlite3;
@@ -41,8 +42,11 @@ public:
   // Stores and commits; returns the new id (or the existing one when the key is already there).
   std::int64_t insert(const StoredEvaluation &evaluation);
   std::int64_t count();
-  // One JSON object per line: id, time, task, status, speedup, features (the 11 keys), reward.
-  std::int64_t exportJsonl(std::ostream &out);
+  // One JSON object per line: id, key, time, task, status, speedup, features
+  // (the 11 keys), reward; "store" too when a name is given. Merging several
+  // stores: pass one `seen` set to each, and an evaluation (by request key)
+  // already written from an earlier store is skipped. Returns lines written.
+  std::int64_t exportJsonl(std::ostream &out, const std::string &storeName = "", std::set<std::string> *seen = nullptr);
 
 private:
   sqlite3 *db_ = nullptr;
