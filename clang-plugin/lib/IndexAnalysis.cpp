@@ -1018,6 +1018,16 @@ private:
     const std::string qualified = callee ? callee->getQualifiedNameAsString() : "";
     const auto *memberCall = dyn_cast<CXXMemberCallExpr>(call);
     const bool cooperativeGroups = qualified.find("cooperative_groups") != std::string::npos;
+    // The group a cooperative-groups query is about: `g.thread_rank()` (a
+    // member call, or a static member as thread_block_tile's are in CUDA 12
+    // and 13) or `cg::thread_rank(g)`.
+    const Expr *group = memberCall ? memberCall->getImplicitObjectArgument() : nullptr;
+    if (!group && cooperativeGroups) {
+      if (const auto *member = dyn_cast<MemberExpr>(call->getCallee()->IgnoreParenImpCasts()))
+        group = member->getBase();
+      else if (call->getNumArgs() == 1)
+        group = call->getArg(0);
+    }
 
     // Barriers: __syncthreads*, __syncwarp, cooperative-groups sync.
     if (name == "__syncthreads" || name == "__syncthreads_count" || name == "__syncthreads_and" ||
@@ -1042,7 +1052,7 @@ private:
       return opaque(Variance::LaneVarying, true);
     }
     if (name.rfind("__shfl", 0) == 0 ||
-        (memberCall && (name == "shfl" || name == "shfl_down" || name == "shfl_up" || name == "shfl_xor")) ||
+        (group && (name == "shfl" || name == "shfl_down" || name == "shfl_up" || name == "shfl_xor")) ||
         (cooperativeGroups && name == "reduce")) {
       if (recording_)
         ++facts_.warpShuffles;
@@ -1076,9 +1086,9 @@ private:
     }
     if (qualified.find("wmma::") != std::string::npos)
       return evalWmma(call, name);
-    if (memberCall && (name == "thread_rank" || name == "meta_group_rank" || name == "size" || name == "num_threads" ||
-                       name == "group_index" || name == "thread_index"))
-      return cooperativeGroupQuery(memberCall, name);
+    if (group && (name == "thread_rank" || name == "meta_group_rank" || name == "size" || name == "num_threads" ||
+                  name == "group_index" || name == "thread_index"))
+      return cooperativeGroupQuery(group, name);
     if (isHalfIntrinsic(name)) {
       if (recording_) {
         bool bf16 = false;
@@ -1181,9 +1191,9 @@ private:
     return evalChildren(call);
   }
 
-  Value cooperativeGroupQuery(const CXXMemberCallExpr *call, const std::string &name) {
-    eval(call->getImplicitObjectArgument());
-    const std::string group = call->getImplicitObjectArgument()->getType().getAsString();
+  Value cooperativeGroupQuery(const Expr *groupObject, const std::string &name) {
+    eval(groupObject);
+    const std::string group = groupObject->getType().getAsString();
     if (name == "thread_rank") {
       Value rank;
       if (group.find("grid") != std::string::npos) {

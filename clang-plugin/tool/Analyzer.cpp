@@ -82,6 +82,18 @@ std::vector<std::string> analysisCompilerArgs(const AnalysisOptions &options,
   if (!hasArch)
     args.push_back("--cuda-gpu-arch=" + (isKnownArch(options.arch.c_str()) ? options.arch : std::string("sm_90")));
   args.push_back("-Wno-unknown-cuda-version");
+  // CUDA 13 keeps libcu++ (cuda/std/...), CUB and Thrust under include/cccl,
+  // which nvcc adds as a system directory and Clang 19 does not know of:
+  // without it <cooperative_groups.h> and <cub/cub.cuh> fail to parse and
+  // every cg:: call in real code becomes an error expression.
+  std::string cudaPath = "/usr/local/cuda";
+  for (const std::string &arg : userArgs)
+    if (arg.rfind("--cuda-path=", 0) == 0)
+      cudaPath = arg.substr(12);
+  if (llvm::sys::fs::is_directory(cudaPath + "/include/cccl")) {
+    args.push_back("-isystem");
+    args.push_back(cudaPath + "/include/cccl");
+  }
   // Typo correction is where Clang 19 recurses without bound on some broken
   // launches (k<<<blocks, kBLock>>> beside kBlock): an analysis needs no
   // "did you mean" suggestions, and broken code parses faster without them.

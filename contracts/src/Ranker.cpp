@@ -158,7 +158,10 @@ double transformFeature(FeatureTransform transform, double value) {
 std::array<double, kFeatureCount> rankerInput(const RankerModel &model, const FeatureVector &features) {
   std::array<double, kFeatureCount> input{};
   for (std::size_t i = 0; i < kFeatureCount; ++i)
-    input[i] = (transformFeature(model.transform[i], features[i]) - model.mean[i]) / model.stddev[i];
+    // Unknown: the training mean, which moves the score neither way.
+    input[i] = features.isUnknown(i)
+                   ? 0.0
+                   : (transformFeature(model.transform[i], features[i]) - model.mean[i]) / model.stddev[i];
   return input;
 }
 

@@ -125,6 +125,7 @@ json::object kernelToJson(const KernelReport &kernel) {
           {"location", kernel.location},
           {"template_pattern", kernel.templatePattern},
           {"features", featuresToJson(kernel.features)},
+          {"features_unknown", unknownFeaturesToJson(kernel.features)},
           {"accesses", std::move(accesses)},
           {"branches", std::move(branches)},
           {"syncs", std::move(syncs)},
@@ -247,6 +248,27 @@ json::object featuresToJson(const FeatureVector &features) {
   return object;
 }
 
+json::array unknownFeaturesToJson(const FeatureVector &features) {
+  json::array names;
+  for (std::size_t i = 0; i < kFeatureCount; ++i)
+    if (features.isUnknown(i))
+      names.push_back(json::value(kFeatureNames[i]));
+  return names;
+}
+
+void readUnknownFeatures(const json::value *names, FeatureVector &features) {
+  if (!names || names->is_null())
+    return;
+  if (!names->is_array())
+    throw std::invalid_argument("features_unknown: expected a list of feature names");
+  for (const auto &name : names->get_array()) {
+    const auto index = name.is_string() ? featureIndex(std::string_view(name.get_string())) : std::nullopt;
+    if (!index)
+      throw std::invalid_argument("features_unknown: '" + json::serialize(name) + "' is not a feature name");
+    features.markUnknown(*index);
+  }
+}
+
 FeatureVector featuresFromJson(const json::value &value) {
   if (!value.is_object())
     throw std::invalid_argument("features: expected an object with the 11 feature keys");
@@ -279,6 +301,7 @@ json::value reportToJson(const TranslationUnitReport &report) {
                       {"launches", std::move(launches)},
                       {"host", hostToJson(report.host)},
                       {"features", featuresToJson(report.features)},
+                      {"features_unknown", unknownFeaturesToJson(report.features)},
                       {"errors", report.errors},
                       {"diagnostics", diagnosticsToJson(report.diagnostics)}};
 }

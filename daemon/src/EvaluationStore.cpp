@@ -190,6 +190,9 @@ std::int64_t EvaluationStore::exportJsonl(std::ostream &out, const std::string &
     line["features"] = features && features->is_object() && features->get_object().contains("vector")
                            ? features->get_object().at("vector")
                            : json::value(nullptr);
+    const json::value *unknown =
+        features && features->is_object() ? features->get_object().if_contains("unknown") : nullptr;
+    line["features_unknown"] = unknown ? *unknown : json::array();
     if (const auto *reward = object.if_contains("reward"))
       line["reward"] = *reward;
     out << json::serialize(line) << "\n";

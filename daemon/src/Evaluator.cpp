@@ -306,7 +306,9 @@ std::optional<double> Evaluator::structuralReward(const json::object &features) 
   if (!ranker_)
     return std::nullopt;
   try {
-    return rankerScore(*ranker_, featuresFromJson(features.at("vector")));
+    FeatureVector vector = featuresFromJson(features.at("vector"));
+    readUnknownFeatures(features.if_contains("unknown"), vector);
+    return rankerScore(*ranker_, vector);
   } catch (const std::exception &) {
     return std::nullopt;
   }
@@ -323,7 +325,10 @@ json::object Evaluator::analyze(const std::string &source, const std::string &fi
   if (!answer.contains("report") || !answer.at("report").is_object())
     return {{"error", answer.contains("error") ? answer.at("error") : json::value("the analysis failed")}};
   json::object report = std::move(answer.at("report").as_object());
-  json::object features{{"report", report}, {"vector", report.at("features")}};
+  json::object features{
+      {"report", report},
+      {"vector", report.at("features")},
+      {"unknown", report.contains("features_unknown") ? report.at("features_unknown") : json::array()}};
   if (const auto rStr = structuralReward(features))
     report["r_str"] = *rStr;
   return report;
@@ -492,7 +497,10 @@ json::object Evaluator::compute(const EvaluationRequest &request, const Prepared
   if (report.contains("error"))
     result["features"] = json::object{{"error", report.at("error")}};
   else
-    result["features"] = json::object{{"vector", report.at("features")}, {"report", report}};
+    result["features"] =
+        json::object{{"vector", report.at("features")},
+                     {"unknown", report.contains("features_unknown") ? report.at("features_unknown") : json::array()},
+                     {"report", report}};
   const std::optional<double> rStr = result["features"].as_object().contains("vector")
                                          ? structuralReward(result["features"].as_object())
                                          : std::nullopt;
@@ -617,7 +625,11 @@ std::string feedbackText(const json::object &result) {
     if (coal < 0.5)
       text << " Global memory accesses look poorly coalesced (coal " << coal
            << "): make neighbouring threads touch neighbouring addresses.";
-    if (occ < 0.5)
+    const json::value *unknown = features->if_contains("unknown");
+    const bool occUnknown = unknown && unknown->is_array() &&
+                            std::find(unknown->get_array().begin(), unknown->get_array().end(), json::value("occ")) !=
+                                unknown->get_array().end();
+    if (occ < 0.5 && !occUnknown)
       text << " The block size is outside 128..256 threads (occ " << occ << ").";
     if (div > 0.25)
       text << " Many branches diverge within a warp (div " << div << ").";

@@ -1,6 +1,7 @@
 // The ranker's forward pass (the daemon's R_str) against hand-computed
 // values, and the validation of ranker.json.
 #include "cudaperf/contracts/Ranker.h"
+#include "cudaperf/contracts/ReportJson.h"
 
 #include <gtest/gtest.h>
 
@@ -43,6 +44,40 @@ TEST(Ranker, ForwardPassMatchesHandComputedValues) {
   EXPECT_DOUBLE_EQ(rankerScore(model, features), 4.5);
   features.coal = 0.25; // coal_hat = -1: h0 = 0, h1 = relu(1 + 1) = 2: score = -2 + 0.5
   EXPECT_DOUBLE_EQ(rankerScore(model, features), -1.5);
+}
+
+TEST(Ranker, AnUnknownFeatureCountsAsItsTrainingMean) {
+  const RankerModel model = rankerFromJson(document());
+  FeatureVector features;
+  features.coal = 1.0; // coal_hat = 2
+  features.occ = 0.1;  // CudaPerf's value for an unknown block size: occ_hat = 0.1
+  // Known, occ 0.1 counts: h1 = relu(-2 + 0.1) = 0 here, so move coal to make it count.
+  features.coal = 0.25; // coal_hat = -1: h0 = 0, h1 = relu(1 + 0.1) = 1.1: score = -1.1 + 0.5
+  EXPECT_DOUBLE_EQ(rankerScore(model, features), -0.6);
+  // Unknown: occ_hat = 0 (mu), h1 = relu(1 + 0) = 1: score = -1 + 0.5, whatever the value says.
+  features.markUnknown(*featureIndex("occ"));
+  EXPECT_DOUBLE_EQ(rankerInput(model, features)[2], 0.0);
+  EXPECT_DOUBLE_EQ(rankerScore(model, features), -0.5);
+  features.occ = 123.0;
+  EXPECT_DOUBLE_EQ(rankerScore(model, features), -0.5);
+}
+
+TEST(Ranker, UnknownFeatureNamesRoundTripAndBadNamesAreErrors) {
+  FeatureVector features;
+  features.markUnknown(*featureIndex("tpb"));
+  features.markUnknown(*featureIndex("occ"));
+  const json::array names = unknownFeaturesToJson(features);
+  EXPECT_EQ(json::serialize(names), R"(["occ","tpb"])"); // in phi's order
+  FeatureVector read;
+  const json::value value = names;
+  readUnknownFeatures(&value, read);
+  EXPECT_EQ(read.unknown, features.unknown);
+  readUnknownFeatures(nullptr, read); // absent: nothing more
+  EXPECT_EQ(read.unknown, features.unknown);
+  const json::value bad = json::array{"occupancy"};
+  EXPECT_THROW(readUnknownFeatures(&bad, read), std::invalid_argument);
+  const json::value notAList = "occ";
+  EXPECT_THROW(readUnknownFeatures(&notAList, read), std::invalid_argument);
 }
 
 TEST(Ranker, TanhActivation) {

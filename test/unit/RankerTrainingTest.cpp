@@ -78,6 +78,32 @@ TEST(RankerData, ParsesPassingEvaluationsAndLeavesOutTheRest) {
   EXPECT_EQ(data.hash.size(), 40u);
 }
 
+TEST(RankerData, UnknownFeaturesAreReadAndLeftOutOfTheTrainingMean) {
+  FeatureVector known, runtimeBlock;
+  known.occ = 1.0, known.tpb = 256;
+  runtimeBlock.occ = 0.1; // CudaPerf's value for an unknown block size
+  std::string unknownLine = line("a", 1, runtimeBlock);
+  unknownLine.insert(unknownLine.rfind('}'), R"(, "features_unknown": ["occ", "tpb"])");
+  const RankerDataset data = parseRankerData(line("a", 2, known) + unknownLine + line("b", 1, known) +
+                                                 line("b", 3, known) + line("c", 1, known) + line("c", 2, known),
+                                             "data.jsonl");
+  ASSERT_EQ(data.samples.size(), 6u);
+  std::size_t unknownSamples = 0;
+  for (const auto &sample : data.samples)
+    unknownSamples +=
+        sample.features.isUnknown(*featureIndex("occ")) && sample.features.isUnknown(*featureIndex("tpb"));
+  EXPECT_EQ(unknownSamples, 1u);
+  std::string bad = line("a", 1, known);
+  bad.insert(bad.rfind('}'), R"(, "features_unknown": ["occupancy"])");
+  EXPECT_NE(errorOf(bad + line("a", 2, known)).find("data.jsonl:1: features_unknown: "), std::string::npos);
+  // Trained on it: occ's mean and spread come from the known values alone (all 1.0).
+  RankerTrainingOptions options = quick();
+  options.epochs = 2;
+  const RankerModel model = trainRanker(data, data.tasks, options);
+  EXPECT_DOUBLE_EQ(model.mean[*featureIndex("occ")], 1.0);
+  EXPECT_DOUBLE_EQ(model.mean[*featureIndex("tpb")], 256.0);
+}
+
 TEST(RankerData, ErrorsNameTheLineAndTheKey) {
   FeatureVector f;
   std::string missing = line("a", 2, f);

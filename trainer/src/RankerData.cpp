@@ -1,6 +1,7 @@
 #include "cudaperf/trainer/RankerData.h"
 
 #include "cudaperf/contracts/ContentKey.h"
+#include "cudaperf/contracts/ReportJson.h"
 
 #include <boost/json.hpp>
 
@@ -88,6 +89,11 @@ RankerDataset parseRankerData(std::string_view text, std::string_view sourceName
       if (!value->is_number() || !std::isfinite(value->to_number<double>()))
         fail(sourceName, number, "features." + name + " must be a finite number");
       sample.features[i] = value->to_number<double>();
+    }
+    try {
+      readUnknownFeatures(object.if_contains("features_unknown"), sample.features);
+    } catch (const std::invalid_argument &error) {
+      fail(sourceName, number, error.what());
     }
     passing.push_back(std::move(sample));
   }

@@ -109,20 +109,23 @@ RankerModel trainRanker(const RankerDataset &data, const std::vector<std::string
   model.dataHash = data.hash;
   model.transform = featureTransforms(options.logScale);
   // mu and sigma of the training split, after the transform.
-  std::size_t count = 0;
+  // Over the known values only: an unknown one is not a measurement of 0.
+  std::array<std::size_t, kFeatureCount> count{};
   std::array<double, kFeatureCount> sum{}, squares{};
   for (const auto &task : trainTasks)
-    for (std::size_t s : data.samplesOf(task)) {
-      ++count;
+    for (std::size_t s : data.samplesOf(task))
       for (std::size_t f = 0; f < kFeatureCount; ++f) {
+        if (data.samples[s].features.isUnknown(f))
+          continue;
         const double value = transformFeature(model.transform[f], data.samples[s].features[f]);
+        ++count[f];
         sum[f] += value;
         squares[f] += value * value;
       }
-    }
   for (std::size_t f = 0; f < kFeatureCount; ++f) {
-    model.mean[f] = sum[f] / static_cast<double>(count);
-    const double variance = std::max(0.0, squares[f] / static_cast<double>(count) - model.mean[f] * model.mean[f]);
+    const double n = static_cast<double>(std::max<std::size_t>(count[f], 1));
+    model.mean[f] = sum[f] / n;
+    const double variance = std::max(0.0, squares[f] / n - model.mean[f] * model.mean[f]);
     model.stddev[f] = std::sqrt(variance) > 1e-12 * std::max(1.0, std::abs(model.mean[f])) ? std::sqrt(variance) : 1.0;
   }
 

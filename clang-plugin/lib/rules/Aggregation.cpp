@@ -1,6 +1,6 @@
 // The TU's 11-vector: coal and div pooled over every site of every kernel
-// (same weights as per kernel); occ and tpb averaged over kernels (tpb over
-// kernels with a known tpb); ops, gmem, sync, atomics summed; ai = total ops /
+// (same weights as per kernel); occ and tpb averaged over the kernels with a
+// known tpb (unknown when none has one); ops, gmem, sync, atomics summed; ai = total ops /
 // total gmem; kernels = number of kernel definitions; xfer from Transfers.
 #include "FeatureRule.h"
 
@@ -12,7 +12,7 @@ public:
   const char *name() const override { return "aggregate"; }
   void apply(AnalysisContext &, TranslationUnitReport &report) override {
     FeatureVector &total = report.features;
-    double coalSum = 0, coalWeight = 0, divSum = 0, divWeight = 0, tpbSum = 0, occSum = 0;
+    double coalSum = 0, coalWeight = 0, divSum = 0, divWeight = 0, tpbSum = 0, occSum = 0, occKnownSum = 0;
     unsigned tpbKnown = 0;
     for (const KernelReport &kernel : report.kernels) {
       for (const MemoryAccess &access : kernel.accesses)
@@ -27,6 +27,7 @@ public:
       }
       if (kernel.occupancy.threadsPerBlock) {
         tpbSum += static_cast<double>(*kernel.occupancy.threadsPerBlock);
+        occKnownSum += kernel.features.occ;
         ++tpbKnown;
       }
       occSum += kernel.features.occ;
@@ -40,7 +41,14 @@ public:
     total.coal = coalWeight > 0 ? coalSum / coalWeight : 0.0;
     total.div = divWeight > 0 ? divSum / divWeight : 0.0;
     total.tpb = tpbKnown ? tpbSum / tpbKnown : 0.0;
-    total.occ = kernels > 0 ? occSum / kernels : 0.0;
+    // A kernel whose block size is chosen at run time says nothing about the
+    // file's occupancy: occ over the kernels with a known tpb; with none,
+    // CudaPerf's value, marked unknown with tpb.
+    total.occ = tpbKnown ? occKnownSum / tpbKnown : kernels > 0 ? occSum / kernels : 0.0;
+    if (kernels > 0 && !tpbKnown) {
+      total.markUnknown(*featureIndex("occ"));
+      total.markUnknown(*featureIndex("tpb"));
+    }
     total.ai = total.gmem > 0 ? total.ops / total.gmem : 0.0;
   }
 };

@@ -46,6 +46,8 @@ public:
         kernel.occupancy.tpbSource = "unknown";
       kernel.occupancy.threadsPerBlock = tpb;
       kernel.features.tpb = tpb ? static_cast<double>(*tpb) : 0.0;
+      if (!tpb)
+        kernel.features.markUnknown(*featureIndex("tpb"));
     }
   }
 };

@@ -19,6 +19,7 @@ public:
       kernel.features.occ = occupancy.proxy;
       if (tpb <= 0) {
         occupancy.limiter = "unknown";
+        kernel.features.markUnknown(*featureIndex("occ"));
         continue;
       }
       const std::int64_t sharedBytes = kernel.shared.staticBytes + kernel.shared.dynamicBytes.value_or(0);

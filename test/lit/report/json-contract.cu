@@ -31,6 +31,7 @@ void run(const float *in, float *out, int n) { scale<<<(n + 127) / 128, 128>>>(i
 // CHECK-NEXT: "gmem": 8,
 // CHECK-NEXT: "ops": 1
 // CHECK-NEXT: },
+// CHECK-NEXT: "features_unknown": [],
 // CHECK-NEXT: "accesses": [
 // CHECK-NEXT: {
 // CHECK-NEXT: "location": "{{.*}}json-contract.cu:8:21",

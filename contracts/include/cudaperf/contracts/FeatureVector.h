@@ -3,6 +3,7 @@
 #pragma once
 
 #include <array>
+#include <cstdint>
 #include <optional>
 #include <string_view>
 
@@ -26,6 +27,14 @@ struct FeatureVector {
   double tpb = 0;     // threads per block (0 when unknown)
   double gmem = 0;    // global memory bytes per thread, trip-count weighted
   double ops = 0;     // arithmetic operations per thread, trip-count weighted
+  // Features whose value the analysis could not know (bit i: kFeatureNames[i]),
+  // such as tpb and occ of a block size chosen at run time. The value stays
+  // CudaPerf's (tpb 0, occ 0.1) for comparability; the ranker reads an unknown
+  // feature as its training mean, neither good nor bad.
+  std::uint32_t unknown = 0;
+
+  bool isUnknown(std::size_t index) const { return (unknown >> index) & 1u; }
+  void markUnknown(std::size_t index) { unknown |= 1u << index; }
 
   std::array<double, kFeatureCount> toArray() const;
   static FeatureVector fromArray(const std::array<double, kFeatureCount> &values);

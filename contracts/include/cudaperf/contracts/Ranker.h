@@ -44,7 +44,8 @@ RankerModel rankerFromJson(const boost::json::value &document);
 RankerModel loadRanker(const std::filesystem::path &file);
 boost::json::value rankerToJson(const RankerModel &model);
 
-// phi_hat, the network's input: transform, then (x - mu) / sigma.
+// phi_hat, the network's input: transform, then (x - mu) / sigma; 0 (the
+// training mean) for a feature the analysis marked unknown.
 std::array<double, kFeatureCount> rankerInput(const RankerModel &model, const FeatureVector &features);
 
 // The score of one candidate (higher: expected faster).

@@ -12,6 +12,11 @@ namespace cudaperf {
 boost::json::object featuresToJson(const FeatureVector &features);
 // Reads the 11 keys; throws std::invalid_argument naming the missing or non-numeric key.
 FeatureVector featuresFromJson(const boost::json::value &value);
+// The names of a vector's unknown features ("features_unknown" beside
+// "features" in reports, exports and answers), and back: an absent or null
+// list is none; an unknown name throws std::invalid_argument.
+boost::json::array unknownFeaturesToJson(const FeatureVector &features);
+void readUnknownFeatures(const boost::json::value *names, FeatureVector &features);
 
 boost::json::value reportToJson(const TranslationUnitReport &report);
 
