@@ -88,9 +88,16 @@ OccupancyEstimate theoreticalOccupancy(const ArchLimits &arch, std::int64_t thre
     }
   }
   if (registersPerThread && *registersPerThread > 0) {
+    // As cuda_occupancy.h: registers are allocated per warp (rounded to the
+    // allocation unit) inside each of the SM's 4 sub-partitions, and a block
+    // must also fit the per-block limit with its warps rounded up to 4.
     const unsigned unit = arch.registerAllocationUnit;
     const unsigned perWarp = ((*registersPerThread * 32 + unit - 1) / unit) * unit;
-    const unsigned byRegisters = arch.registersPerSM / (perWarp * warpsPerBlock);
+    constexpr unsigned subPartitions = 4;
+    const unsigned warpsBySubPartition = (arch.registersPerSM / subPartitions) / perWarp * subPartitions;
+    const unsigned roundedWarps = (warpsPerBlock + subPartitions - 1) / subPartitions * subPartitions;
+    const bool fits = *registersPerThread <= 255 && perWarp * roundedWarps <= arch.registersPerSM;
+    const unsigned byRegisters = fits ? warpsBySubPartition / warpsPerBlock : 0;
     if (byRegisters < blocks) {
       blocks = byRegisters;
       estimate.limiter = "registers";

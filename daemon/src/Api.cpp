@@ -279,6 +279,12 @@ void Api::handle(HttpRequest &&request, Respond respond) {
       const std::string source = requireString(object, "source");
       const std::string fileName = optionalString(object, "filename").value_or("kernel.cu");
       const std::string arch = optionalString(object, "arch").value_or(evaluator_.config().arch);
+      bool compile = false;
+      if (const auto *flag = object.if_contains("compile")) {
+        if (!flag->is_bool())
+          throw FieldError("field 'compile' must be true or false");
+        compile = flag->get_bool();
+      }
       if (arch != "sm_80" && arch != "sm_90")
         throw FieldError("field 'arch' must be sm_80 or sm_90");
       if (!evaluator_.analysisAvailable()) {
@@ -289,8 +295,9 @@ void Api::handle(HttpRequest &&request, Respond respond) {
         return;
       }
       auto shared = std::make_shared<HttpRequest>(std::move(request));
-      boost::asio::post(requestPool_, [this, shared, source, fileName, arch, counted]() {
-        json::object report = evaluator_.analyze(source, fileName, arch);
+      boost::asio::post(requestPool_, [this, shared, source, fileName, arch, compile, counted]() {
+        json::object report =
+            compile ? evaluator_.analyzeAndCompile(source, fileName, arch) : evaluator_.analyze(source, fileName, arch);
         counted(jsonResponse(*shared, report.contains("error") ? http::status::unprocessable_entity : http::status::ok,
                              report));
       });

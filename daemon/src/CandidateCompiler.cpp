@@ -113,14 +113,19 @@ std::vector<std::string> CandidateCompiler::flags() const {
   // -cudart shared: the candidate uses the harness's CUDA runtime (one runtime
   // per process), and its own undefined symbols stay visible to the
   // forbidden-symbol check (the static runtime brings dlopen and sockets).
+  // -Xptxas -v: ptxas reports each kernel's registers, spills and shared
+  // memory (PtxasFacts.h); the code it generates is the same.
   std::vector<std::string> flags = {
-      "-O3", "-shared", "-Xcompiler", "-fPIC", "-cudart", "shared", "-arch=" + options_.arch};
+      "-O3", "-shared", "-Xcompiler", "-fPIC", "-cudart", "shared", "-arch=" + options_.arch, "-Xptxas", "-v"};
   flags.insert(flags.end(), options_.extraFlags.begin(), options_.extraFlags.end());
   return flags;
 }
 
 CompileResult CandidateCompiler::compile(const std::string &source, const std::vector<std::string> &allowedLibraries) {
   CompileResult result = build(source);
+  // The cache keeps nvcc's whole output; the answer has ptxas's part as facts.
+  result.kernels = parsePtxasLog(result.log);
+  result.log = withoutPtxasInfo(result.log);
   if (!result.ok)
     return result;
   std::vector<std::string> undefined;

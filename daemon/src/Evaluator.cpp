@@ -2,6 +2,7 @@
 
 #include "cudaperf/contracts/ContentKey.h"
 #include "cudaperf/contracts/ReportJson.h"
+#include "cudaperf/daemon/PtxasFacts.h"
 
 #include <boost/asio/post.hpp>
 #include <boost/json.hpp>
@@ -314,6 +315,32 @@ std::optional<double> Evaluator::structuralReward(const json::object &features) 
   }
 }
 
+json::object Evaluator::analyzeAndCompile(const std::string &source, const std::string &fileName,
+                                          const std::string &arch) {
+  std::promise<json::object> reportPromise;
+  auto reportFuture = reportPromise.get_future();
+  boost::asio::post(cpuPool_, [&, promise = std::move(reportPromise)]() mutable {
+    try {
+      promise.set_value(analyze(source, fileName, arch));
+    } catch (const std::exception &error) {
+      promise.set_value(json::object{{"error", error.what()}});
+    }
+  });
+  // Every library allowed: the facts are asked for, not a verdict.
+  const CompileResult compiled =
+      compiler_.compile(source, {"cublas", "cublasLt", "cudnn", "cufft", "curand", "cusparse", "cusolver"});
+  json::object report = reportFuture.get();
+  if (report.contains("error"))
+    return report;
+  report["compile"] = json::object{
+      {"ok", compiled.ok || compiled.rejected},
+      {"cached", compiled.cached},
+      {"seconds", compiled.seconds},
+      {"log", compiled.log.size() > 8000 ? compiled.log.substr(compiled.log.size() - 8000) : compiled.log}};
+  report["ptxas"] = ptxasFactsJson(compiled.kernels, &report, arch);
+  return report;
+}
+
 json::object Evaluator::analyze(const std::string &source, const std::string &fileName, const std::string &arch) {
   if (!analysis_)
     return {{"error", isolationProblem_.empty()
@@ -501,6 +528,9 @@ json::object Evaluator::compute(const EvaluationRequest &request, const Prepared
         json::object{{"vector", report.at("features")},
                      {"unknown", report.contains("features_unknown") ? report.at("features_unknown") : json::array()},
                      {"report", report}};
+  // What ptxas says of the code that runs, beside what the analysis reads in the source.
+  result["features"].as_object()["ptxas"] =
+      ptxasFactsJson(compiled.kernels, report.contains("error") ? nullptr : &report, config_.arch);
   const std::optional<double> rStr = result["features"].as_object().contains("vector")
                                          ? structuralReward(result["features"].as_object())
                                          : std::nullopt;

@@ -116,6 +116,22 @@ class DaemonTest(unittest.TestCase):
         self.assertEqual(body["features"]["coal"], 1.0)
         self.assertEqual(body["features"]["tpb"], 256.0)
 
+    def test_analyze_with_a_compile_gives_ptxas_facts(self):
+        tiled = open(os.path.join(TASKS, "transpose", "variants", "tiled.cu")).read()
+        status, body, _ = self.daemon.request("POST", "/v1/analyze", {"source": tiled, "compile": True})
+        if status == 503:
+            self.skipTest("built without the analysis library")
+        self.assertEqual(status, 200, body)
+        self.assertTrue(body["compile"]["ok"], body["compile"])
+        [kernel] = body["ptxas"]
+        self.assertEqual(kernel["kernel"], "transposeTile")
+        self.assertEqual(kernel["shared_bytes"], 32 * 32 * 4)
+        self.assertGreater(kernel["registers"], 0)
+        self.assertIsNotNone(kernel["occupancy"]["theoretical"])  # the launch's block size is known
+        self.assertNotIn("ptxas info", body["compile"]["log"])
+        status, body, _ = self.daemon.request("POST", "/v1/analyze", {"source": tiled, "compile": "yes"})
+        self.assertEqual(status, 400, body)
+
     def test_evaluate_without_gpu_then_cached(self):
         source = variant("no-gpu")
         status, first, _ = self.daemon.request("POST", "/v1/evaluate", {"task": "vector_add", "source": source})
@@ -129,6 +145,8 @@ class DaemonTest(unittest.TestCase):
             self.assertEqual(sorted(first["features"]["vector"]),
                              sorted(["coal", "ai", "occ", "div", "xfer", "atomics", "sync", "kernels", "tpb",
                                      "gmem", "ops"]))
+        # ptxas's facts of the compile, kernel by kernel (without a GPU too).
+        self.assertEqual([k["kernel"] for k in first["features"]["ptxas"]], ["add"])
         status, second, _ = self.daemon.request("POST", "/v1/evaluate", {"task": "vector_add", "source": source})
         self.assertTrue(second["cached"])
         self.assertEqual(second["id"], first["id"])

@@ -64,6 +64,23 @@ TEST_F(CandidateCompilerTest, CompilesThenServesFromTheCache) {
   EXPECT_NE(third.key, first.key);
 }
 
+TEST_F(CandidateCompilerTest, PtxasFactsComeWithTheLibraryAndFromTheCache) {
+  CandidateCompiler compiler(options_);
+  std::ifstream in(fs::path(CUDAPERF_TASKS_DIR) / "transpose" / "variants" / "tiled_padded.cu");
+  const std::string source((std::istreambuf_iterator<char>(in)), {});
+  for (int pass = 0; pass < 2; ++pass) { // compiled, then served from the artifact cache
+    const CompileResult result = compiler.compile(source);
+    ASSERT_TRUE(result.ok) << result.log;
+    EXPECT_EQ(result.cached, pass == 1);
+    ASSERT_EQ(result.kernels.size(), 1u);
+    EXPECT_EQ(result.kernels[0].name, "transposeTile");
+    EXPECT_GT(result.kernels[0].registers, 0u);
+    EXPECT_EQ(result.kernels[0].sharedBytes, 32u * 33u * 4u); // the padded tile
+    EXPECT_EQ(result.kernels[0].barriers, 1u);
+    EXPECT_EQ(result.log.find("ptxas info"), std::string::npos) << result.log;
+  }
+}
+
 TEST_F(CandidateCompilerTest, OneSourceSentFourTimesAtOnceCompilesOnce) {
   CandidateCompiler compiler(options_);
   const std::string source = task("variants/naive.cu");

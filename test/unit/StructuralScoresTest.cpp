@@ -80,6 +80,21 @@ TEST(TheoreticalOccupancy, RegisterLimited) {
   EXPECT_STREQ(estimate.limiter, "registers");
 }
 
+TEST(TheoreticalOccupancy, RegistersAreAllocatedPerSubPartition) {
+  // 104 regs * 32 = 3328 per warp (already a multiple of 256). Each of the 4
+  // sub-partitions has 16384 registers: 4 warps there, 16 on the SM. One-warp
+  // blocks: 16 of them (the whole-SM division 65536 / 3328 would say 19).
+  auto estimate = theoreticalOccupancy(archLimits("sm_90"), 32, 0, 104u);
+  EXPECT_EQ(estimate.activeBlocks, 16u);
+  EXPECT_DOUBLE_EQ(estimate.theoretical, 16.0 / 64.0);
+  EXPECT_STREQ(estimate.limiter, "registers");
+  // 26 registers (transpose's tile kernel): 832 -> 1024 per warp, 16 warps per
+  // sub-partition, 64 per SM: the registers do not limit 256-thread blocks.
+  EXPECT_STREQ(theoreticalOccupancy(archLimits("sm_90"), 256, 4224, 26u).limiter, "warps");
+  // More than 255 per thread cannot launch.
+  EXPECT_EQ(theoreticalOccupancy(archLimits("sm_90"), 32, 0, 256u).activeBlocks, 0u);
+}
+
 TEST(TheoreticalOccupancy, InvalidConfigurations) {
   EXPECT_STREQ(theoreticalOccupancy(archLimits("sm_90"), 0, 0).limiter, "invalid");
   EXPECT_STREQ(theoreticalOccupancy(archLimits("sm_90"), 2048, 0).limiter, "invalid");

@@ -6,6 +6,7 @@
 
 #include "cudaperf/contracts/ContentKey.h"
 
+#include "cudaperf/daemon/PtxasFacts.h"
 #include "cudaperf/daemon/Sandbox.h"
 
 #include <condition_variable>
@@ -39,7 +40,8 @@ struct CompileResult {
   std::string log;    // compiler output (capped), or why the compile was stopped
   double seconds = 0; // wall time of nvcc (0 when cached)
   std::filesystem::path library;
-  std::string key; // content hash
+  std::string key;                      // content hash
+  std::vector<KernelResources> kernels; // ptxas's facts of each kernel it compiled
   sandbox::Outcome outcome = sandbox::Outcome::Exited;
 };
 

@@ -82,6 +82,10 @@ public:
   // memory or the store (fast: fine on an I/O thread); nullopt otherwise.
   std::optional<std::string> cachedAnswer(const EvaluationRequest &request);
   // The feature report of the plugin contract, plus r_str with a ranker.
+  // analyze() and a sandboxed compile for ptxas's facts (registers, spills,
+  // shared memory) of each kernel, and the occupancy they allow.
+  boost::json::object analyzeAndCompile(const std::string &source, const std::string &fileName,
+                                        const std::string &arch);
   boost::json::object analyze(const std::string &source, const std::string &fileName, const std::string &arch);
 
   bool analysisAvailable() const;
