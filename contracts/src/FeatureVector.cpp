@@ -38,11 +38,29 @@ double FeatureVector::operator[](std::size_t index) const {
   return this->*kMembers[index];
 }
 
+double &FeatureVector::valueAt(std::size_t index) {
+  if (index < kFeatureCount)
+    return (*this)[index];
+  if (index >= kAllFeatureCount)
+    throw std::out_of_range("feature index out of range");
+  return extended[index - kFeatureCount];
+}
+
+double FeatureVector::valueAt(std::size_t index) const { return const_cast<FeatureVector &>(*this).valueAt(index); }
+
 std::optional<std::size_t> featureIndex(std::string_view name) {
-  for (std::size_t i = 0; i < kFeatureCount; ++i)
-    if (kFeatureNames[i] == name)
+  for (std::size_t i = 0; i < kAllFeatureCount; ++i)
+    if (featureName(i) == name)
       return i;
   return std::nullopt;
+}
+
+std::string_view featureName(std::size_t index) {
+  if (index < kFeatureCount)
+    return kFeatureNames[index];
+  if (index < kAllFeatureCount)
+    return kExtendedFeatureNames[index - kFeatureCount];
+  throw std::out_of_range("feature index out of range");
 }
 
 } // namespace cudaperf

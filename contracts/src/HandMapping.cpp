@@ -2,7 +2,7 @@
 
 namespace cudaperf {
 
-double handMappingScore(const FeatureVector &features, const std::array<double, kFeatureCount> &normalised) {
+double handMappingScore(const FeatureVector &features, const std::vector<double> &normalised) {
   static const std::size_t coal = *featureIndex("coal"), occ = *featureIndex("occ");
   double score = 0;
   for (std::size_t i = 0; i < kFeatureCount; ++i) {

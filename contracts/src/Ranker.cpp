@@ -2,6 +2,7 @@
 
 #include <boost/json.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <sstream>
@@ -49,26 +50,37 @@ RankerModel rankerFromJson(const json::value &document) {
     fail("(top level)", "expected an object");
   const json::object &root = document.get_object();
   RankerModel model;
+  // CudaPerf's 11 first, in their order (the hand mapping and old files rely
+  // on it), then extended features, each once.
   const json::value &names = member(root, "features", "");
-  if (!names.is_array() || names.get_array().size() != kFeatureCount)
-    fail("features", "expected the " + std::to_string(kFeatureCount) + " feature names");
-  for (std::size_t i = 0; i < kFeatureCount; ++i)
-    if (!names.get_array()[i].is_string() || names.get_array()[i].get_string() != kFeatureNames[i])
+  if (!names.is_array() || names.get_array().size() < kFeatureCount)
+    fail("features", "expected the " + std::to_string(kFeatureCount) + " feature names, then any extended ones");
+  model.inputs.clear();
+  for (std::size_t i = 0; i < names.get_array().size(); ++i) {
+    const json::value &name = names.get_array()[i];
+    const auto index = name.is_string() ? featureIndex(std::string_view(name.get_string())) : std::nullopt;
+    if (i < kFeatureCount && index != i)
       fail("features[" + std::to_string(i) + "]", "expected '" + std::string(kFeatureNames[i]) + "'");
+    if (i >= kFeatureCount && (!index || *index < kFeatureCount ||
+                               std::find(model.inputs.begin(), model.inputs.end(), *index) != model.inputs.end()))
+      fail("features[" + std::to_string(i) + "]", "expected an extended feature name, once");
+    model.inputs.push_back(*index);
+  }
+  const std::size_t count = model.inputs.size();
   const auto mean = numbers(member(root, "mu", ""), "mu");
   const auto stddev = numbers(member(root, "sigma", ""), "sigma");
-  if (mean.size() != kFeatureCount || stddev.size() != kFeatureCount)
-    fail("mu/sigma", "expected 11 values each");
-  for (std::size_t i = 0; i < kFeatureCount; ++i) {
+  if (mean.size() != count || stddev.size() != count)
+    fail("mu/sigma", "expected " + std::to_string(count) + " values each (one per feature)");
+  model.mean = mean;
+  model.stddev = stddev;
+  model.transform.assign(count, FeatureTransform::Identity);
+  for (std::size_t i = 0; i < count; ++i)
     if (!(stddev[i] > 0))
       fail("sigma[" + std::to_string(i) + "]", "must be positive");
-    model.mean[i] = mean[i];
-    model.stddev[i] = stddev[i];
-  }
   if (const auto *transforms = root.if_contains("transform")) { // optional: identity
-    if (!transforms->is_array() || transforms->get_array().size() != kFeatureCount)
+    if (!transforms->is_array() || transforms->get_array().size() != count)
       fail("transform", "expected one transform per feature");
-    for (std::size_t i = 0; i < kFeatureCount; ++i) {
+    for (std::size_t i = 0; i < count; ++i) {
       const json::value &name = transforms->get_array()[i];
       if (name == "identity")
         model.transform[i] = FeatureTransform::Identity;
@@ -86,7 +98,7 @@ RankerModel rankerFromJson(const json::value &document) {
   const json::value &layers = member(root, "layers", "");
   if (!layers.is_array() || layers.get_array().empty())
     fail("layers", "expected a non-empty array");
-  std::size_t inputs = kFeatureCount;
+  std::size_t inputs = count;
   for (std::size_t l = 0; l < layers.get_array().size(); ++l) {
     const std::string field = "layers[" + std::to_string(l) + "]";
     if (!layers.get_array()[l].is_object())
@@ -129,8 +141,8 @@ RankerModel loadRanker(const std::filesystem::path &file) {
 
 json::value rankerToJson(const RankerModel &model) {
   json::array names, transforms, mean, stddev, layers;
-  for (std::size_t i = 0; i < kFeatureCount; ++i) {
-    names.push_back(json::value(std::string(kFeatureNames[i])));
+  for (std::size_t i = 0; i < model.inputs.size(); ++i) {
+    names.push_back(json::value(std::string(featureName(model.inputs[i]))));
     transforms.push_back(model.transform[i] == FeatureTransform::SignedLog1p ? "signed_log1p" : "identity");
     mean.push_back(model.mean[i]);
     stddev.push_back(model.stddev[i]);
@@ -155,13 +167,23 @@ double transformFeature(FeatureTransform transform, double value) {
   return transform == FeatureTransform::SignedLog1p ? std::copysign(std::log1p(std::abs(value)), value) : value;
 }
 
-std::array<double, kFeatureCount> rankerInput(const RankerModel &model, const FeatureVector &features) {
-  std::array<double, kFeatureCount> input{};
-  for (std::size_t i = 0; i < kFeatureCount; ++i)
+std::vector<std::size_t> defaultInputs(bool extended) {
+  std::vector<std::size_t> inputs;
+  for (std::size_t i = 0; i < (extended ? kAllFeatureCount : kFeatureCount); ++i)
+    inputs.push_back(i);
+  return inputs;
+}
+
+std::vector<double> rankerInput(const RankerModel &model, const FeatureVector &features) {
+  std::vector<double> input(model.inputs.size());
+  for (std::size_t i = 0; i < model.inputs.size(); ++i) {
+    const std::size_t feature = model.inputs[i];
     // Unknown: the training mean, which moves the score neither way.
-    input[i] = features.isUnknown(i)
-                   ? 0.0
-                   : (transformFeature(model.transform[i], features[i]) - model.mean[i]) / model.stddev[i];
+    input[i] =
+        features.isUnknown(feature)
+            ? 0.0
+            : (transformFeature(model.transform[i], features.valueAt(feature)) - model.mean[i]) / model.stddev[i];
+  }
   return input;
 }
 

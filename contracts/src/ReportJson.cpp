@@ -126,6 +126,7 @@ json::object kernelToJson(const KernelReport &kernel) {
           {"template_pattern", kernel.templatePattern},
           {"features", featuresToJson(kernel.features)},
           {"features_unknown", unknownFeaturesToJson(kernel.features)},
+          {"extended", extendedFeaturesToJson(kernel.features)},
           {"accesses", std::move(accesses)},
           {"branches", std::move(branches)},
           {"syncs", std::move(syncs)},
@@ -250,10 +251,38 @@ json::object featuresToJson(const FeatureVector &features) {
 
 json::array unknownFeaturesToJson(const FeatureVector &features) {
   json::array names;
-  for (std::size_t i = 0; i < kFeatureCount; ++i)
+  for (std::size_t i = 0; i < kAllFeatureCount; ++i)
     if (features.isUnknown(i))
-      names.push_back(json::value(kFeatureNames[i]));
+      names.push_back(json::value(featureName(i)));
   return names;
+}
+
+json::object extendedFeaturesToJson(const FeatureVector &features) {
+  json::object object;
+  for (std::size_t i = 0; i < kExtendedFeatureCount; ++i)
+    object[kExtendedFeatureNames[i]] = finite(features.extended[i]);
+  return object;
+}
+
+void readExtendedFeatures(const json::value *extended, FeatureVector &features) {
+  if (!extended || extended->is_null()) {
+    // Analysed before these features existed: unknown, not zero.
+    for (std::size_t i = kFeatureCount; i < kAllFeatureCount; ++i)
+      features.markUnknown(i);
+    return;
+  }
+  if (!extended->is_object())
+    throw std::invalid_argument("extended: expected an object");
+  for (std::size_t i = 0; i < kExtendedFeatureCount; ++i) {
+    const auto *value = extended->get_object().if_contains(kExtendedFeatureNames[i]);
+    if (!value || value->is_null()) {
+      features.markUnknown(kFeatureCount + i);
+      continue;
+    }
+    if (!value->is_number() || !std::isfinite(value->to_number<double>()))
+      throw std::invalid_argument("extended." + std::string(kExtendedFeatureNames[i]) + " must be a finite number");
+    features.extended[i] = value->to_number<double>();
+  }
 }
 
 void readUnknownFeatures(const json::value *names, FeatureVector &features) {
@@ -302,6 +331,7 @@ json::value reportToJson(const TranslationUnitReport &report) {
                       {"host", hostToJson(report.host)},
                       {"features", featuresToJson(report.features)},
                       {"features_unknown", unknownFeaturesToJson(report.features)},
+                      {"extended", extendedFeaturesToJson(report.features)},
                       {"errors", report.errors},
                       {"diagnostics", diagnosticsToJson(report.diagnostics)}};
 }

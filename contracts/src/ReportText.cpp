@@ -20,6 +20,21 @@ void writeFeatures(std::ostringstream &out, const FeatureVector &features, const
   out << "\n";
 }
 
+// "extended: bank=1 vec=4 ... (unknown: bank)" after the rest of a block.
+void writeExtended(std::ostringstream &out, const FeatureVector &features, const char *prefix) {
+  out << prefix << "extended:";
+  std::string unknown;
+  for (std::size_t i = 0; i < kExtendedFeatureCount; ++i) {
+    out << " " << kExtendedFeatureNames[i] << "=" << number(features.extended[i]);
+    if (features.isUnknown(kFeatureCount + i))
+      unknown += (unknown.empty() ? "" : " ") + std::string(kExtendedFeatureNames[i]);
+  }
+  for (std::size_t i = 0; i < kFeatureCount; ++i)
+    if (features.isUnknown(i))
+      unknown += (unknown.empty() ? "" : " ") + std::string(kFeatureNames[i]);
+  out << (unknown.empty() ? "" : "  (unknown: " + unknown + ")") << "\n";
+}
+
 std::string strideText(const MemoryAccess &access) {
   switch (access.strideClass) {
   case StrideClass::Constant:
@@ -94,6 +109,7 @@ std::string reportToText(const TranslationUnitReport &report) {
         << " tensor_core=" << extras.tensorCoreOps << " grid_stride=" << extras.gridStrideLoops
         << " unroll=" << extras.unrollPragmas << " half=" << extras.halfArithmetic << " bf16=" << extras.bf16Arithmetic
         << " constant=" << extras.constantLoads << " device_sync_in_loops=" << extras.deviceSyncInLoops << "\n";
+    writeExtended(out, kernel.features, "  ");
     for (const auto &diagnostic : kernel.diagnostics)
       out << "  " << toString(diagnostic.severity) << ": " << diagnostic.message << "  @" << diagnostic.location
           << "\n";
@@ -118,6 +134,7 @@ std::string reportToText(const TranslationUnitReport &report) {
     out << toString(diagnostic.severity) << ": " << diagnostic.message << "  @" << diagnostic.location << "\n";
   out << "\ntranslation unit:\n";
   writeFeatures(out, report.features, "  ");
+  writeExtended(out, report.features, "  ");
   return out.str();
 }
 

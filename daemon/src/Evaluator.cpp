@@ -309,6 +309,9 @@ std::optional<double> Evaluator::structuralReward(const json::object &features) 
   try {
     FeatureVector vector = featuresFromJson(features.at("vector"));
     readUnknownFeatures(features.if_contains("unknown"), vector);
+    const auto *report = features.if_contains("report");
+    readExtendedFeatures(report && report->is_object() ? report->get_object().if_contains("extended") : nullptr,
+                         vector);
     return rankerScore(*ranker_, vector);
   } catch (const std::exception &) {
     return std::nullopt;

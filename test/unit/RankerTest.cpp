@@ -80,6 +80,43 @@ TEST(Ranker, UnknownFeatureNamesRoundTripAndBadNamesAreErrors) {
   EXPECT_THROW(readUnknownFeatures(&notAList, read), std::invalid_argument);
 }
 
+TEST(Ranker, ExtendedInputsAfterTheElevenByName) {
+  json::object doc = document();
+  doc["features"].as_array().push_back("bank");
+  doc["mu"].as_array().push_back(1.0);
+  doc["sigma"].as_array().push_back(2.0);
+  // The hidden layer reads bank_hat too: h0 = relu(coal_hat - bank_hat).
+  auto &rows = doc["layers"].as_array()[0].as_object()["weights"].as_array();
+  rows[0].as_array().push_back(-1.0);
+  rows[1].as_array().push_back(0.0);
+  const RankerModel model = rankerFromJson(doc);
+  ASSERT_EQ(model.inputs.size(), kFeatureCount + 1);
+  EXPECT_EQ(model.inputs.back(), *featureIndex("bank"));
+  FeatureVector features;
+  features.coal = 1.0;        // coal_hat 2
+  features.extended[0] = 3.0; // bank 3: bank_hat = (3 - 1) / 2 = 1
+  EXPECT_DOUBLE_EQ(rankerInput(model, features).back(), 1.0);
+  EXPECT_DOUBLE_EQ(rankerScore(model, features), 2 * 1.0 - 0.0 + 0.5); // h0 = 1, h1 = relu(-2) = 0
+  features.markUnknown(*featureIndex("bank"));                         // an older report: neutral
+  EXPECT_DOUBLE_EQ(rankerScore(model, features), 2 * 2.0 + 0.5);
+  // Written back with its names.
+  EXPECT_EQ(rankerFromJson(rankerToJson(model)).inputs, model.inputs);
+  // A CudaPerf name after the 11, a repeat, or an unknown name: refused.
+  for (const char *bad : {"coal", "bank", "banks"}) {
+    json::object twice = doc;
+    twice["features"].as_array().push_back(json::value(bad));
+    twice["mu"].as_array().push_back(0.0);
+    twice["sigma"].as_array().push_back(1.0);
+    try {
+      rankerFromJson(twice);
+      ADD_FAILURE() << bad << " accepted";
+    } catch (const std::invalid_argument &error) {
+      // Refused for its name, before the layers' widths are looked at.
+      EXPECT_NE(std::string(error.what()).find("features[12]"), std::string::npos) << error.what();
+    }
+  }
+}
+
 TEST(Ranker, TanhActivation) {
   json::object doc = document();
   doc["activation"] = "tanh";

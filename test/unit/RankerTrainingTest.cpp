@@ -165,7 +165,7 @@ TEST(HandMapping, AgainstHandComputedValue) {
   FeatureVector features;
   features.coal = 0.8; // mapped: enters as is
   features.occ = 0.4;  // mapped: enters as is
-  std::array<double, kFeatureCount> normalised{};
+  std::vector<double> normalised(kFeatureCount);
   normalised[0] = 100; // coal's phi_hat: not used
   normalised[1] = 1;   // ai: +1
   normalised[3] = 2;   // div: -2
@@ -179,7 +179,7 @@ TEST(RankerModel, SignedLogTransformBeforeNormalisation) {
   EXPECT_NEAR(transformFeature(FeatureTransform::SignedLog1p, -(std::exp(1.0) - 1)), -1.0, 1e-12);
   EXPECT_EQ(transformFeature(FeatureTransform::Identity, -3.5), -3.5);
   RankerModel model;
-  model.stddev.fill(1);
+  // The 11 inputs: mu 0 and sigma 1 by default.
   model.transform[9] = FeatureTransform::SignedLog1p; // gmem
   model.mean[9] = 1;
   model.stddev[9] = 0.5;
@@ -190,7 +190,7 @@ TEST(RankerModel, SignedLogTransformBeforeNormalisation) {
   EXPECT_NEAR(input[9], (3.0 - 1) / 0.5, 1e-12);
   EXPECT_EQ(input[0], 0.25);
   // Written and read back with the transform.
-  model.layers = {DenseLayer{{std::vector<double>(kFeatureCount, 1.0)}, {0.0}}};
+  model.layers = {DenseLayer{{std::vector<double>(model.inputs.size(), 1.0)}, {0.0}}};
   const RankerModel loaded = rankerFromJson(rankerToJson(model));
   EXPECT_EQ(loaded.transform[9], FeatureTransform::SignedLog1p);
   EXPECT_EQ(loaded.transform[0], FeatureTransform::Identity);

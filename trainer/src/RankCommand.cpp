@@ -5,6 +5,7 @@
 
 #include "cudaperf/trainer/CommandFlags.h"
 
+#include "cudaperf/contracts/ReportJson.h"
 #include "cudaperf/trainer/RankValidation.h"
 
 #include <boost/json.hpp>
@@ -60,7 +61,7 @@ void writeJson(const std::filesystem::path &file, const json::value &value) {
 int rankCommand(const std::vector<std::string> &args) {
   const Flags flags =
       parseFlags(args, {"data", "db", "out", "metrics", "pairs", "hidden", "activation", "epochs", "patience", "lr",
-                        "weight-decay", "seed", "folds", "repeats", "tie-ratio", "transform"});
+                        "weight-decay", "seed", "folds", "repeats", "tie-ratio", "transform", "features"});
   if (!flags.count("data") == !flags.count("db"))
     throw std::invalid_argument("give exactly one of --data FILE.jsonl and --db FILE.sqlite");
   if (!flags.count("out"))
@@ -83,6 +84,11 @@ int rankCommand(const std::vector<std::string> &args) {
     if (flags.at("transform") != "log" && flags.at("transform") != "none")
       throw std::invalid_argument("--transform: expected log or none, got '" + flags.at("transform") + "'");
     options.logScale = flags.at("transform") == "log";
+  }
+  if (flags.count("features")) {
+    if (flags.at("features") != "extended" && flags.at("features") != "cudaperf")
+      throw std::invalid_argument("--features: expected extended or cudaperf, got '" + flags.at("features") + "'");
+    options.extendedFeatures = flags.at("features") == "extended";
   }
   options.epochs = static_cast<int>(numberFlag(flags, "epochs", options.epochs));
   options.patience = static_cast<int>(numberFlag(flags, "patience", options.patience));
@@ -107,8 +113,9 @@ int rankCommand(const std::vector<std::string> &args) {
               << data.droppedTasks.front();
   std::cout << ")\npairs: " << (options.pairs == PairMode::All ? "all" : "quartile") << ", tie ratio "
             << options.tieRatio << "; MLP " << (hidden.empty() ? "none (linear)" : hidden) << " " << options.activation
-            << "; inputs " << (options.logScale ? "signed log1p (but coal, occ, div)" : "as measured")
-            << ", z-scored; seed " << options.seed << "\n";
+            << "; inputs: " << (options.extendedFeatures ? "the 11 and the extended features" : "the 11") << ", "
+            << (options.logScale ? "signed log1p (but coal, occ, div)" : "as measured") << ", z-scored; seed "
+            << options.seed << "\n";
 
   const ValidationReport report = validateByTask(data, options, folds, repeats);
   std::cout << "held out by task: " << report.folds << " folds x " << report.repeats << " repeats ("
@@ -205,6 +212,9 @@ int scoreCommand(const std::vector<std::string> &args) {
         throw std::invalid_argument("features." + std::string(kFeatureNames[i]) + " missing or not a number");
       features[i] = value->to_number<double>();
     }
+    // The line's extended features and unknown list, as a report or an export has them.
+    readExtendedFeatures(parsed.as_object().if_contains("extended"), features);
+    readUnknownFeatures(parsed.as_object().if_contains("features_unknown"), features);
     char buffer[64];
     std::snprintf(buffer, sizeof buffer, "%.17g", torchRankerScore(model, features));
     std::cout << buffer << "\n";

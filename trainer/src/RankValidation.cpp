@@ -80,12 +80,12 @@ ValidationReport validateByTask(const RankerDataset &data, const RankerTrainingO
 
 std::vector<FeatureSignal> featureSignals(const RankerDataset &data) {
   std::vector<FeatureSignal> signals;
-  for (std::size_t f = 0; f < kFeatureCount; ++f) {
-    FeatureSignal signal{std::string(kFeatureNames[f]), 0, 0, kHandMappingSigns[f]};
+  for (std::size_t f = 0; f < kAllFeatureCount; ++f) {
+    FeatureSignal signal{std::string(featureName(f)), 0, 0, f < kFeatureCount ? kHandMappingSigns[f] : 0};
     for (const auto &task : data.tasks) {
       std::vector<double> values, speedups;
       for (std::size_t s : data.samplesOf(task)) {
-        values.push_back(data.samples[s].features[f]);
+        values.push_back(data.samples[s].features.valueAt(f));
         speedups.push_back(data.samples[s].speedup);
       }
       if (std::adjacent_find(values.begin(), values.end(), std::not_equal_to<>()) != values.end())

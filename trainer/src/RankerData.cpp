@@ -92,6 +92,7 @@ RankerDataset parseRankerData(std::string_view text, std::string_view sourceName
     }
     try {
       readUnknownFeatures(object.if_contains("features_unknown"), sample.features);
+      readExtendedFeatures(object.if_contains("extended"), sample.features);
     } catch (const std::invalid_argument &error) {
       fail(sourceName, number, error.what());
     }

@@ -12,9 +12,8 @@ namespace cudaperf {
 
 namespace {
 
-torch::nn::Sequential buildNetwork(const std::vector<int> &hidden, const std::string &activation) {
+torch::nn::Sequential buildNetwork(std::int64_t inputs, const std::vector<int> &hidden, const std::string &activation) {
   torch::nn::Sequential network;
-  std::int64_t inputs = kFeatureCount;
   for (int width : hidden) {
     network->push_back(torch::nn::Linear(inputs, width));
     if (activation == "tanh")
@@ -37,12 +36,12 @@ std::vector<torch::nn::Linear> linearLayers(torch::nn::Sequential &network) {
 }
 
 torch::Tensor normalisedFeatures(const RankerDataset &data, const RankerModel &model) {
-  torch::Tensor features =
-      torch::empty({static_cast<std::int64_t>(data.samples.size()), kFeatureCount}, torch::kDouble);
+  const auto width = static_cast<std::int64_t>(model.inputs.size());
+  torch::Tensor features = torch::empty({static_cast<std::int64_t>(data.samples.size()), width}, torch::kDouble);
   auto access = features.accessor<double, 2>();
   for (std::size_t s = 0; s < data.samples.size(); ++s) {
     const auto input = rankerInput(model, data.samples[s].features); // the daemon's own input
-    for (std::size_t f = 0; f < kFeatureCount; ++f)
+    for (std::size_t f = 0; f < input.size(); ++f)
       access[static_cast<std::int64_t>(s)][static_cast<std::int64_t>(f)] = input[f];
   }
   return features;
@@ -81,12 +80,14 @@ void copyOut(torch::nn::Sequential &network, RankerModel &model) {
 
 } // namespace
 
-std::array<FeatureTransform, kFeatureCount> featureTransforms(bool logScale) {
-  std::array<FeatureTransform, kFeatureCount> transforms{};
+std::vector<FeatureTransform> featureTransforms(bool logScale, const std::vector<std::size_t> &inputs) {
+  std::vector<FeatureTransform> transforms(inputs.size(), FeatureTransform::Identity);
   if (logScale)
-    for (std::size_t f = 0; f < kFeatureCount; ++f)
-      if (kFeatureNames[f] != "coal" && kFeatureNames[f] != "occ" && kFeatureNames[f] != "div")
+    for (std::size_t f = 0; f < inputs.size(); ++f) {
+      const std::string_view name = featureName(inputs[f]);
+      if (name != "coal" && name != "occ" && name != "div")
         transforms[f] = FeatureTransform::SignedLog1p;
+    }
   return transforms;
 }
 
@@ -107,22 +108,27 @@ RankerModel trainRanker(const RankerDataset &data, const std::vector<std::string
   RankerModel model;
   model.activation = options.activation;
   model.dataHash = data.hash;
-  model.transform = featureTransforms(options.logScale);
+  model.inputs = defaultInputs(options.extendedFeatures);
+  model.transform = featureTransforms(options.logScale, model.inputs);
   // mu and sigma of the training split, after the transform.
   // Over the known values only: an unknown one is not a measurement of 0.
-  std::array<std::size_t, kFeatureCount> count{};
-  std::array<double, kFeatureCount> sum{}, squares{};
+  const std::size_t width = model.inputs.size();
+  std::vector<std::size_t> count(width);
+  std::vector<double> sum(width), squares(width);
+  model.mean.assign(width, 0.0);
+  model.stddev.assign(width, 1.0);
   for (const auto &task : trainTasks)
     for (std::size_t s : data.samplesOf(task))
-      for (std::size_t f = 0; f < kFeatureCount; ++f) {
-        if (data.samples[s].features.isUnknown(f))
+      for (std::size_t f = 0; f < width; ++f) {
+        const std::size_t feature = model.inputs[f];
+        if (data.samples[s].features.isUnknown(feature))
           continue;
-        const double value = transformFeature(model.transform[f], data.samples[s].features[f]);
+        const double value = transformFeature(model.transform[f], data.samples[s].features.valueAt(feature));
         ++count[f];
         sum[f] += value;
         squares[f] += value * value;
       }
-  for (std::size_t f = 0; f < kFeatureCount; ++f) {
+  for (std::size_t f = 0; f < width; ++f) {
     const double n = static_cast<double>(std::max<std::size_t>(count[f], 1));
     model.mean[f] = sum[f] / n;
     const double variance = std::max(0.0, squares[f] / n - model.mean[f] * model.mean[f]);
@@ -135,7 +141,8 @@ RankerModel trainRanker(const RankerDataset &data, const std::vector<std::string
     throw std::invalid_argument("no training pair: every training task's variants run at the same speed");
 
   torch::manual_seed(options.seed);
-  torch::nn::Sequential network = buildNetwork(options.hidden, options.activation);
+  torch::nn::Sequential network =
+      buildNetwork(static_cast<std::int64_t>(model.inputs.size()), options.hidden, options.activation);
   torch::optim::AdamW optimizer(network->parameters(),
                                 torch::optim::AdamWOptions(options.learningRate).weight_decay(options.weightDecay));
   const torch::Tensor features = normalisedFeatures(data, model);
@@ -208,7 +215,8 @@ double torchRankerScore(const RankerModel &model, const FeatureVector &features)
   std::vector<int> hidden;
   for (std::size_t l = 0; l + 1 < model.layers.size(); ++l)
     hidden.push_back(static_cast<int>(model.layers[l].bias.size()));
-  torch::nn::Sequential network = buildNetwork(hidden, model.activation);
+  torch::nn::Sequential network =
+      buildNetwork(static_cast<std::int64_t>(model.inputs.size()), hidden, model.activation);
   torch::NoGradGuard noGrad;
   auto layers = linearLayers(network);
   for (std::size_t l = 0; l < layers.size(); ++l) {
@@ -219,9 +227,9 @@ double torchRankerScore(const RankerModel &model, const FeatureVector &features)
         layers[l]->weight[static_cast<std::int64_t>(o)][static_cast<std::int64_t>(i)] = layer.weights[o][i];
     }
   }
-  torch::Tensor input = torch::empty({1, kFeatureCount}, torch::kDouble);
   const auto normalised = rankerInput(model, features);
-  for (std::size_t f = 0; f < kFeatureCount; ++f)
+  torch::Tensor input = torch::empty({1, static_cast<std::int64_t>(normalised.size())}, torch::kDouble);
+  for (std::size_t f = 0; f < normalised.size(); ++f)
     input[0][static_cast<std::int64_t>(f)] = normalised[f];
   return network->forward(input).item<double>();
 }

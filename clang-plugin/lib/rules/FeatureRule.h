@@ -34,5 +34,18 @@ std::unique_ptr<FeatureRule> makeArithmeticIntensityRule();
 std::unique_ptr<FeatureRule> makeTransfersRule();
 std::unique_ptr<FeatureRule> makeExtrasRule();
 std::unique_ptr<FeatureRule> makeAggregationRule();
+// The extended features (beyond CudaPerf's 11), one rule each.
+std::unique_ptr<FeatureRule> makeBankConflictRule();
+std::unique_ptr<FeatureRule> makeVectorWidthRule();
+std::unique_ptr<FeatureRule> makeSharedReuseRule();
+std::unique_ptr<FeatureRule> makeWarpPrimitiveRule();
+std::unique_ptr<FeatureRule> makeGridStrideRule();
+
+// An extended feature's value (index from featureIndex), or unknown.
+inline void setExtended(FeatureVector &features, std::size_t index, double value, bool unknown) {
+  features.valueAt(index) = value;
+  if (unknown)
+    features.markUnknown(index);
+}
 
 } // namespace cudaperf::analysis

@@ -17,6 +17,11 @@ std::vector<std::unique_ptr<FeatureRule>> makeFeatureRules() {
   rules.push_back(makeTransfersRule());           // xfer
   rules.push_back(makeExtrasRule());              // idioms beyond the paper
   rules.push_back(makeAggregationRule());         // the TU's 11-vector
+  rules.push_back(makeBankConflictRule());        // bank (extended)
+  rules.push_back(makeVectorWidthRule());         // vec (extended)
+  rules.push_back(makeSharedReuseRule());         // reuse (extended)
+  rules.push_back(makeWarpPrimitiveRule());       // warp (extended)
+  rules.push_back(makeGridStrideRule());          // grid_stride (extended)
   return rules;
 }
 

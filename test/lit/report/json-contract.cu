@@ -32,6 +32,13 @@ void run(const float *in, float *out, int n) { scale<<<(n + 127) / 128, 128>>>(i
 // CHECK-NEXT: "ops": 1
 // CHECK-NEXT: },
 // CHECK-NEXT: "features_unknown": [],
+// CHECK-NEXT: "extended": {
+// CHECK-NEXT: "bank": 1,
+// CHECK-NEXT: "vec": 4,
+// CHECK-NEXT: "reuse": 0,
+// CHECK-NEXT: "warp": 0,
+// CHECK-NEXT: "grid_stride": 0
+// CHECK-NEXT: },
 // CHECK-NEXT: "accesses": [
 // CHECK-NEXT: {
 // CHECK-NEXT: "location": "{{.*}}json-contract.cu:8:21",

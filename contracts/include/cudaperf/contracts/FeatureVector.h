@@ -15,6 +15,13 @@ inline constexpr std::size_t kFeatureCount = 11;
 inline constexpr std::array<std::string_view, kFeatureCount> kFeatureNames = {
     "coal", "ai", "occ", "div", "xfer", "atomics", "sync", "kernels", "tpb", "gmem", "ops"};
 
+// Features beyond CudaPerf's 11, for the ranker (docs/features.md, "Extended
+// features"); indices 11.. in the numbering of featureIndex and valueAt.
+inline constexpr std::size_t kExtendedFeatureCount = 5;
+inline constexpr std::array<std::string_view, kExtendedFeatureCount> kExtendedFeatureNames = {"bank", "vec", "reuse",
+                                                                                              "warp", "grid_stride"};
+inline constexpr std::size_t kAllFeatureCount = kFeatureCount + kExtendedFeatureCount;
+
 struct FeatureVector {
   double coal = 0;    // coalescing score, mean of per-access stride scores
   double ai = 0;      // arithmetic intensity, ops / gmem
@@ -32,6 +39,8 @@ struct FeatureVector {
   // CudaPerf's (tpb 0, occ 0.1) for comparability; the ranker reads an unknown
   // feature as its training mean, neither good nor bad.
   std::uint32_t unknown = 0;
+  // bank, vec, reuse, warp, grid_stride (kExtendedFeatureNames).
+  std::array<double, kExtendedFeatureCount> extended{};
 
   bool isUnknown(std::size_t index) const { return (unknown >> index) & 1u; }
   void markUnknown(std::size_t index) { unknown |= 1u << index; }
@@ -40,9 +49,14 @@ struct FeatureVector {
   static FeatureVector fromArray(const std::array<double, kFeatureCount> &values);
   double &operator[](std::size_t index);
   double operator[](std::size_t index) const;
+  // Over all kAllFeatureCount features: the 11, then the extended ones.
+  double &valueAt(std::size_t index);
+  double valueAt(std::size_t index) const;
 };
 
-// Position of a feature name in kFeatureNames, or nullopt for an unknown name.
+// Position of a feature name among the 11 then the extended ones (0 ..
+// kAllFeatureCount - 1), or nullopt for an unknown name.
 std::optional<std::size_t> featureIndex(std::string_view name);
+std::string_view featureName(std::size_t index); // the inverse; throws past the end
 
 } // namespace cudaperf

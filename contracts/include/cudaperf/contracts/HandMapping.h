@@ -9,6 +9,7 @@
 #include "cudaperf/contracts/FeatureVector.h"
 
 #include <array>
+#include <vector>
 
 namespace cudaperf {
 
@@ -16,6 +17,8 @@ namespace cudaperf {
 // sync, kernels, gmem, ops); 0: not scored on its own (tpb, already in occ).
 inline constexpr std::array<int, kFeatureCount> kHandMappingSigns = {+1, +1, +1, -1, -1, -1, -1, -1, 0, -1, -1};
 
-double handMappingScore(const FeatureVector &features, const std::array<double, kFeatureCount> &normalised);
+// `normalised`: rankerInput of a model whose first 11 inputs are CudaPerf's
+// (any model: rankerFromJson requires it); extended inputs are not scored.
+double handMappingScore(const FeatureVector &features, const std::vector<double> &normalised);
 
 } // namespace cudaperf

@@ -28,10 +28,17 @@ enum class FeatureTransform { Identity, SignedLog1p };
 
 double transformFeature(FeatureTransform transform, double value);
 
+// The 11 CudaPerf features, and with `extended` the extended ones after them.
+std::vector<std::size_t> defaultInputs(bool extended);
+
 struct RankerModel {
-  std::array<FeatureTransform, kFeatureCount> transform{}; // identity unless the file says otherwise
-  std::array<double, kFeatureCount> mean{};                // of the transformed features
-  std::array<double, kFeatureCount> stddev{};
+  // The network's inputs, as feature indices (featureIndex): CudaPerf's 11 in
+  // their order, then any extended ones (bank, vec, ...). One entry per input
+  // in transform, mean and stddev.
+  std::vector<std::size_t> inputs = defaultInputs(false);
+  std::vector<FeatureTransform> transform = std::vector<FeatureTransform>(kFeatureCount); // identity by default
+  std::vector<double> mean = std::vector<double>(kFeatureCount, 0.0);                     // of the transformed features
+  std::vector<double> stddev = std::vector<double>(kFeatureCount, 1.0);
   std::vector<DenseLayer> layers;  // the last has one output: the score
   std::string activation = "relu"; // between layers: relu or tanh
   std::string dataHash;
@@ -46,7 +53,7 @@ boost::json::value rankerToJson(const RankerModel &model);
 
 // phi_hat, the network's input: transform, then (x - mu) / sigma; 0 (the
 // training mean) for a feature the analysis marked unknown.
-std::array<double, kFeatureCount> rankerInput(const RankerModel &model, const FeatureVector &features);
+std::vector<double> rankerInput(const RankerModel &model, const FeatureVector &features);
 
 // The score of one candidate (higher: expected faster).
 double rankerScore(const RankerModel &model, const FeatureVector &features);

@@ -17,6 +17,10 @@ FeatureVector featuresFromJson(const boost::json::value &value);
 // list is none; an unknown name throws std::invalid_argument.
 boost::json::array unknownFeaturesToJson(const FeatureVector &features);
 void readUnknownFeatures(const boost::json::value *names, FeatureVector &features);
+// The extended features ("extended" beside "features"), and back: absent or
+// null (a report of an older analysis) marks them all unknown.
+boost::json::object extendedFeaturesToJson(const FeatureVector &features);
+void readExtendedFeatures(const boost::json::value *extended, FeatureVector &features);
 
 boost::json::value reportToJson(const TranslationUnitReport &report);
 

@@ -20,6 +20,10 @@ struct RankerTrainingOptions {
   // signed_log1p on the unbounded features (all but coal, occ and div, which
   // are scores or fractions already); false: every feature as measured.
   bool logScale = true;
+  // With the extended features (bank, vec, reuse, warp, grid_stride) after
+  // the 11; false (CudaPerf's inputs) until measured data shows they help
+  // (docs/ranker.md: on the bundled H200 data they do not yet).
+  bool extendedFeatures = false;
   PairMode pairs = PairMode::Quartile;
   double tieRatio = kDefaultTieRatio;
   int epochs = 300;                // full-batch passes over the training pairs, at most
@@ -41,7 +45,7 @@ struct TrainingSummary {
 };
 
 // The transform of each feature for a given logScale choice.
-std::array<FeatureTransform, kFeatureCount> featureTransforms(bool logScale);
+std::vector<FeatureTransform> featureTransforms(bool logScale, const std::vector<std::size_t> &inputs);
 
 // Trains on the samples of `tasks`. mu and sigma (of the transformed features) come from the training split
 // (the tasks not held back for validation); a feature constant there gets
