@@ -11,7 +11,7 @@ packages=(
   libtorch-dev
   libpcre2-dev libicu-dev gnuplot-nox
   libgtest-dev libbenchmark-dev wrk
-  nginx-light
+  nginx-light python3-torch
 )
 
 missing=()

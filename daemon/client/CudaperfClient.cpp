@@ -3,6 +3,9 @@
 //   cudaperf [--url http://127.0.0.1:8742[,http://host2:8742...]] analyze FILE.cu [--arch sm_90]
 //   cudaperf [--url ...] eval --task NAME FILE.cu [--turn N]
 //   cudaperf [--url ...] tasks | health
+//   cudaperf import-kernelbench DIR|FILE... --out TASKS_DIR [--memory device|host]
+//            (scripts/kernelbench/import_kernelbench.py with the Python that has torch:
+//             $CUDAPERF_PYTHON, else python3)
 //
 // Several URLs (daemons that serve the same tasks): the request goes to one
 // of them chosen at random, and on to the next when a daemon cannot be
@@ -16,9 +19,11 @@
 #include <boost/json.hpp>
 
 #include <fstream>
+#include <cstdlib>
 #include <iostream>
 #include <random>
 #include <sstream>
+#include <unistd.h>
 
 namespace beast = boost::beast;
 namespace http = beast::http;
@@ -30,7 +35,8 @@ namespace {
 int usage() {
   std::cerr << "usage: cudaperf [--url http://HOST:PORT[,http://HOST:PORT...]] analyze FILE.cu [--arch sm_90]\n"
                "       cudaperf [--url http://HOST:PORT] eval --task NAME FILE.cu [--turn N]\n"
-               "       cudaperf [--url http://HOST:PORT] tasks | health\n";
+               "       cudaperf [--url http://HOST:PORT] tasks | health\n"
+               "       cudaperf import-kernelbench DIR|FILE... --out TASKS_DIR [--memory device|host]\n";
   return 2;
 }
 
@@ -113,6 +119,19 @@ int request(const std::string &urlList, http::verb method, const std::string &ta
 
 int main(int argc, char **argv) {
   std::vector<std::string> args(argv + 1, argv + argc);
+  if (!args.empty() && args[0] == "import-kernelbench") {
+    // The importer runs the problems' PyTorch code: it is Python, this only finds it.
+    const char *python = std::getenv("CUDAPERF_PYTHON") ? std::getenv("CUDAPERF_PYTHON") : "python3";
+    const std::string script = std::string(CUDAPERF_SCRIPTS_DIR) + "/kernelbench/import_kernelbench.py";
+    std::vector<char *> command = {const_cast<char *>(python), const_cast<char *>(script.c_str())};
+    for (std::size_t i = 1; i < args.size(); ++i)
+      command.push_back(args[i].data());
+    command.push_back(nullptr);
+    execvp(python, command.data());
+    std::cerr << "cudaperf import-kernelbench: cannot run " << python << " (set CUDAPERF_PYTHON to a Python with "
+              << "torch)\n";
+    return 2;
+  }
   std::string url = "http://127.0.0.1:8742";
   if (args.size() >= 2 && args[0] == "--url") {
     url = args[1];

@@ -1,0 +1,414 @@
+#!/usr/bin/env python3
+"""cudaperf import-kernelbench: KernelBench problem files as cudaperf tasks.
+
+A problem file defines `class Model(nn.Module)` with `forward`, and module
+functions `get_inputs()` and `get_init_inputs()` (size constants at module
+level). Each file is run in a trusted Python process of its own (a problem
+that crashes or hangs costs its own import) to discover the model's inputs,
+parameters, buffers and outputs; the task written for it has the entry
+
+    extern "C" void <name>(inputs in forward order, then the module's
+                           parameters and buffers in named_parameters /
+                           named_buffers order, then the outputs)
+
+over float32 buffers (device pointers on a GPU task), every shape fixed by
+the problem and the scalars of get_init_inputs() baked in. The reference is the
+module itself (reference.c starts reference_server.py beside it), with its
+parameters and buffers drawn from the evaluation's secret seed like any input.
+Problems the format cannot express get a reason in the summary, never a
+silent skip.
+
+usage: import_kernelbench.py DIR|FILE... --out TASKS_DIR [--memory device|host] [--timeout 300]
+       import_kernelbench.py --probe FILE      (one problem, JSON on stdout; used by the above)
+"""
+import argparse
+import glob
+import inspect
+import json
+import math
+import os
+import re
+import shutil
+import subprocess
+import sys
+import time
+
+MAX_ARGUMENTS = 12  # the harness passes at most 12 registers (daemon/include/cudaperf/daemon/EntryCall.h)
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+class Refused(Exception):
+    """A problem this importer cannot express as a task; the message says why."""
+
+
+# ---------------------------------------------------------------- probe side
+
+def describe_distribution(tensors):
+    """The init of an input, from the values get_inputs() drew: uniform(0, 1)
+    for torch.rand-like data, else normal with the observed spread."""
+    import torch
+    values = torch.cat([t.detach().reshape(-1).to(torch.float64) for t in tensors])
+    if values.numel() == 0:
+        return {"dist": "constant", "value": 0}
+    low, high = values.min().item(), values.max().item()
+    if low == high:
+        return {"dist": "constant", "value": low}
+    if low >= 0 and high <= 1:
+        return {"dist": "uniform", "low": 0, "high": 1}
+    std = values.std().item()
+    return {"dist": "normal", "mean": 0 if abs(values.mean().item()) < 0.1 * std else round(values.mean().item(), 3),
+            "stddev": float("%.3g" % std)}
+
+
+def describe_parameter(tensor):
+    """The init of a parameter or buffer, as the module had it when built:
+    uniform over the range PyTorch's own init drew from; around a constant
+    init (a BatchNorm's ones and zeros) uniform within half of it (at least
+    0.5), keeping its sign, so a candidate cannot hard-code the constant and a
+    variance stays positive."""
+    values = tensor.detach().reshape(-1).double()
+    low, high = values.min().item(), values.max().item()
+    if low == high:
+        spread = 0.5 * max(abs(low), 1.0)
+        if low > 0:
+            spread = min(spread, 0.5 * low)
+        return {"dist": "uniform", "low": low - spread, "high": low + spread}
+    bound = max(abs(low), abs(high))
+    return {"dist": "uniform", "low": -float("%.4g" % bound), "high": float("%.4g" % bound)}
+
+
+def as_outputs(result, what):
+    import torch
+    results = list(result) if isinstance(result, (tuple, list)) else [result]
+    for k, value in enumerate(results):
+        if not isinstance(value, torch.Tensor):
+            raise Refused("%s %d is a %s, not a tensor" % (what, k, type(value).__name__))
+        if value.dtype != torch.float32:
+            raise Refused("%s %d is %s (only float32 is supported)" % (what, k, value.dtype))
+    return results
+
+
+def probe(path):
+    import torch
+    started = time.time()
+    sys.path.insert(0, os.path.dirname(os.path.abspath(path)))
+    namespace = {"__name__": "kernelbench_problem", "__file__": path}
+    exec(compile(open(path).read(), path, "exec"), namespace)
+    for name in ("Model", "get_inputs", "get_init_inputs"):
+        if name not in namespace:
+            raise Refused("no %s in the file" % name)
+    init_inputs = list(namespace["get_init_inputs"]())
+    for k, value in enumerate(init_inputs):
+        if isinstance(value, torch.Tensor) or not json_scalar(value):
+            raise Refused("get_init_inputs()[%d] is a %s: only numbers, strings, booleans and lists of them "
+                          "can be baked into a task" % (k, type(value).__name__))
+    torch.manual_seed(1)
+    model = namespace["Model"](*init_inputs)
+    # As built: a forward in training mode updates buffers (a BatchNorm's running statistics).
+    initial = {name: tensor.detach().clone() for name, tensor in list(model.named_parameters()) +
+               list(model.named_buffers())}
+    draws = []
+    for seed in (1, 2):
+        torch.manual_seed(seed)
+        inputs = list(namespace["get_inputs"]())
+        for k, value in enumerate(inputs):
+            if not isinstance(value, torch.Tensor):
+                raise Refused("get_inputs()[%d] is a %s: only tensors can be inputs (bake scalars into "
+                              "get_init_inputs)" % (k, type(value).__name__))
+            if value.dtype != torch.float32:
+                raise Refused("get_inputs()[%d] is %s (only float32 is supported)" % (k, value.dtype))
+        with torch.no_grad():
+            outputs = as_outputs(model(*inputs), "output")
+        draws.append((inputs, outputs))
+    (inputs, outputs), (_, outputs2) = draws
+    if [list(o.shape) for o in outputs] != [list(o.shape) for o in outputs2]:
+        raise Refused("the output shape depends on the input values (%s, then %s)" % (
+            [list(o.shape) for o in outputs], [list(o.shape) for o in outputs2]))
+
+    arguments, skipped = [], []
+    try:
+        forward_names = [p for p in inspect.signature(model.forward).parameters]
+    except (TypeError, ValueError):
+        forward_names = []
+    used = set()
+
+    def unique(name):
+        name = re.sub(r"\W", "_", name) or "arg"
+        if name[0].isdigit():
+            name = "_" + name
+        base, k = name, 1
+        while name in used:
+            name, k = "%s_%d" % (base, k), k + 1
+        used.add(name)
+        return name
+
+    for k, tensor in enumerate(inputs):
+        name = forward_names[k] if k < len(forward_names) and not forward_names[k].startswith("*") else "x%d" % k
+        arguments.append({"name": unique(name), "role": "input", "shape": list(tensor.shape),
+                          "init": describe_distribution([d[0][k] for d in draws])})
+    for role, items in (("parameter", model.named_parameters()), ("buffer", model.named_buffers())):
+        for module_name, tensor in items:
+            if tensor.dtype != torch.float32:
+                if role == "buffer" and not tensor.is_floating_point():
+                    skipped.append("%s (%s buffer, not read by forward's float math)" % (module_name, tensor.dtype))
+                    continue
+                raise Refused("%s %s is %s (only float32 is supported)" % (role, module_name, tensor.dtype))
+            arguments.append({"name": unique(module_name.replace(".", "_")), "role": role,
+                              "module_name": module_name, "shape": list(tensor.shape),
+                              "init": describe_parameter(initial[module_name])})
+    for k, tensor in enumerate(outputs):
+        arguments.append({"name": unique("out" if len(outputs) == 1 else "out%d" % k), "role": "output",
+                          "shape": list(tensor.shape)})
+    if len(arguments) > MAX_ARGUMENTS:
+        raise Refused("%d arguments (%d inputs, %d parameters and buffers, %d outputs): the entry takes at most %d"
+                      % (len(arguments), len(inputs), len(arguments) - len(inputs) - len(outputs), len(outputs),
+                         MAX_ARGUMENTS))
+    return {"ok": True, "init_inputs": init_inputs, "arguments": arguments, "skipped": skipped,
+            "seconds": time.time() - started, "torch": torch.__version__}
+
+
+def json_scalar(value):
+    if isinstance(value, (bool, int, str)) or value is None:
+        return True
+    if isinstance(value, float):
+        return math.isfinite(value)
+    if isinstance(value, (list, tuple)):
+        return all(json_scalar(v) for v in value)
+    return False
+
+
+# ---------------------------------------------------------------- writer side
+
+def task_name(path):
+    stem = os.path.splitext(os.path.basename(path))[0]
+    level = os.path.basename(os.path.dirname(os.path.abspath(path)))
+    prefix = "kb_" + (re.sub(r"\W", "", level).lower() + "_" if re.match(r"level\d+$", level) else "")
+    return prefix + re.sub(r"_+", "_", re.sub(r"\W", "_", stem)).strip("_").lower()
+
+
+def numel(shape):
+    count = 1
+    for extent in shape:
+        count *= extent
+    return count
+
+
+def signature_of(name, arguments):
+    parts = []
+    for argument in arguments:
+        constant = "" if argument["role"] == "output" else "const "
+        parts.append("%sfloat *%s" % (constant, argument["name"]))
+    return 'extern "C" void %s(%s)' % (name, ", ".join(parts))
+
+
+def reference_c(name, arguments, problem):
+    """The task's reference: the C entry the harness calls, forwarding the
+    buffers to reference_server.py (the module itself) over a socket pair."""
+    bytes_ = ", ".join("%dLL" % (4 * numel(a["shape"])) for a in arguments)
+    outputs = ", ".join("1" if a["role"] == "output" else "0" for a in arguments)
+    params = ", ".join("intptr_t a%d" % k for k in range(MAX_ARGUMENTS))
+    return r'''/* Generated by cudaperf import-kernelbench from %(problem)s.
+   The reference is the PyTorch module itself: the first call starts
+   reference_server.py (beside this file, found through __FILE__) with the
+   Python that imported the problem (CUDAPERF_PYTHON overrides it) and keeps
+   it; each call sends the inputs' bytes and reads the outputs'. On any failure
+   the outputs are NaN, which the trusted side reports as a broken task. */
+#define _GNU_SOURCE
+#include <libgen.h>
+#include <limits.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static const char *kPython = "%(python)s";
+enum { kArguments = %(count)d };
+static const long long kBytes[kArguments] = {%(bytes)s};
+static const int kIsOutput[kArguments] = {%(outputs)s};
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static int server = -1;
+static pid_t serverPid = -1;
+
+static int startServer(void) {
+  char file[PATH_MAX], script[PATH_MAX + 32];
+  snprintf(file, sizeof file, "%%s", __FILE__);
+  const char *dir = dirname(file);
+  snprintf(script, sizeof script, "%%s/reference_server.py", dir);
+  const char *python = getenv("CUDAPERF_PYTHON") ? getenv("CUDAPERF_PYTHON") : kPython;
+  int pair[2];
+  if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, pair) != 0)
+    return -1;
+  const pid_t child = fork();
+  if (child < 0)
+    return -1;
+  if (child == 0) {
+    dup2(pair[1], 0);
+    dup2(pair[1], 1);
+    close_range(3, ~0U, 0); /* none of the caller's files (its store, its sockets) */
+    execl(python, python, script, dir, (char *)0);
+    _exit(127);
+  }
+  close(pair[1]);
+  serverPid = child;
+  return pair[0];
+}
+
+static int sendAll(const char *data, long long bytes) {
+  while (bytes > 0) {
+    const ssize_t sent = send(server, data, (size_t)(bytes > (1 << 20) ? (1 << 20) : bytes), MSG_NOSIGNAL);
+    if (sent <= 0)
+      return -1;
+    data += sent, bytes -= sent;
+  }
+  return 0;
+}
+
+static int receiveAll(char *data, long long bytes) {
+  while (bytes > 0) {
+    const ssize_t got = recv(server, data, (size_t)(bytes > (1 << 20) ? (1 << 20) : bytes), 0);
+    if (got <= 0)
+      return -1;
+    data += got, bytes -= got;
+  }
+  return 0;
+}
+
+void %(name)s(%(params)s) {
+  const intptr_t args[12] = {a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11};
+  int failed = 0;
+  pthread_mutex_lock(&lock);
+  if (server < 0)
+    server = startServer();
+  failed = server < 0;
+  for (int i = 0; i < kArguments && !failed; ++i)
+    if (!kIsOutput[i])
+      failed = sendAll((const char *)args[i], kBytes[i]) != 0;
+  for (int i = 0; i < kArguments && !failed; ++i)
+    if (kIsOutput[i])
+      failed = receiveAll((char *)args[i], kBytes[i]) != 0;
+  if (failed) {
+    fprintf(stderr, "%(name)s: the PyTorch reference (reference_server.py) failed\n");
+    if (server >= 0)
+      close(server);
+    server = -1;
+    if (serverPid > 0)
+      waitpid(serverPid, NULL, WNOHANG); /* reaped if it is gone; a hung one ends with its input closed */
+    serverPid = -1;
+    for (int i = 0; i < kArguments; ++i)
+      if (kIsOutput[i])
+        for (long long k = 0; k < kBytes[i] / 4; ++k)
+          ((float *)args[i])[k] = NAN;
+  }
+  pthread_mutex_unlock(&lock);
+}
+''' % {"problem": os.path.basename(problem), "python": sys.executable.replace("\\", "\\\\").replace('"', '\\"'),
+       "count": len(arguments), "bytes": bytes_, "outputs": outputs, "name": name, "params": params}
+
+
+def write_task(path, found, out_dir, memory):
+    name = task_name(path)
+    folder = os.path.join(out_dir, name)
+    os.makedirs(folder, exist_ok=True)
+    arguments = found["arguments"]
+    signature = signature_of(name, arguments)
+    args = []
+    for argument in arguments:
+        entry = {"name": argument["name"], "type": "float32*",
+                 "intent": "out" if argument["role"] == "output" else "in", "size": str(numel(argument["shape"]))}
+        if argument["role"] == "input":
+            # What get_inputs() draws, and a second spread (a kernel tuned to one distribution fails it).
+            entry["init"] = [argument["init"], {"dist": "uniform", "low": -2, "high": 2}]
+        elif argument["role"] != "output":
+            entry["init"] = argument["init"]
+        args.append(entry)
+    order = "; ".join("%s: %s %s" % (a["name"], a["role"] if a["role"] != "parameter" else "parameter " +
+                                     a["module_name"], "x".join(map(str, a["shape"])) or "scalar")
+                      for a in arguments)
+    source = open(path).read()
+    description = ("KernelBench problem %s, as PyTorch:\n\n%s\n\nWrite `%s`: the arguments are float32 buffers, "
+                   "contiguous (row-major) in the shapes below, in this order: the forward inputs, then the "
+                   "module's parameters and buffers (named_parameters, then named_buffers), then the outputs. "
+                   "get_init_inputs() = %s is fixed. %s." % (os.path.basename(path), source.strip(), signature,
+                                                             json.dumps(found["init_inputs"]), order))
+    spec = {"name": name, "description": description, "entry": name, "signature": signature, "args": args,
+            "sizes": {"correctness": [{}], "benchmark": {}},
+            # KernelBench's tolerance for level 1 and 2 float32, with cudaperf's rule that atol scales with the
+            # RMS of the expected output (docs/kernelbench.md).
+            "tolerance": {"rtol": 1e-2, "atol": 1e-2},
+            "memory": memory,
+            "kernelbench": {"problem": os.path.basename(path), "init_inputs": found["init_inputs"],
+                            "arguments": [{k: v for k, v in a.items() if k != "init"} for a in arguments],
+                            "skipped": found["skipped"], "imported_with_torch": found["torch"]}}
+    with open(os.path.join(folder, "task.json"), "w") as handle:
+        json.dump(spec, handle, indent=2)
+        handle.write("\n")
+    shutil.copyfile(path, os.path.join(folder, "problem.py"))
+    shutil.copyfile(os.path.join(HERE, "reference_server.py"), os.path.join(folder, "reference_server.py"))
+    with open(os.path.join(folder, "reference.c"), "w") as handle:
+        handle.write(reference_c(name, arguments, path))
+    return name, signature
+
+
+def problem_files(paths):
+    files = []
+    for path in paths:
+        if os.path.isdir(path):
+            files += sorted(glob.glob(os.path.join(path, "**", "*.py"), recursive=True))
+        else:
+            files.append(path)
+    return files
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("paths", nargs="+")
+    parser.add_argument("--out")
+    parser.add_argument("--probe", action="store_true")
+    parser.add_argument("--memory", choices=("device", "host"), default="device")
+    parser.add_argument("--timeout", type=float, default=300, help="seconds one problem may take to probe")
+    args = parser.parse_args()
+    if args.probe:
+        try:
+            result = probe(args.paths[0])
+        except Refused as why:
+            result = {"ok": False, "reason": str(why)}
+        except Exception as error:  # the problem's own code failed
+            result = {"ok": False, "reason": "the problem raised %s: %s" % (type(error).__name__, error)}
+        print(json.dumps(result))
+        return 0
+    if not args.out:
+        parser.error("--out TASKS_DIR is required")
+    os.makedirs(args.out, exist_ok=True)
+    rows, imported = [], 0
+    for path in problem_files(args.paths):
+        started = time.time()
+        try:
+            run = subprocess.run([sys.executable, os.path.abspath(__file__), "--probe", path], capture_output=True,
+                                 text=True, timeout=args.timeout)
+            lines = run.stdout.strip().splitlines()
+            found = json.loads(lines[-1]) if lines else {
+                "ok": False, "reason": "the probe died (%s): %s" % (run.returncode, run.stderr.strip()[-300:])}
+        except subprocess.TimeoutExpired:
+            found = {"ok": False, "reason": "probing took more than %g s" % args.timeout}
+        if found["ok"]:
+            name, signature = write_task(path, found, args.out, args.memory)
+            imported += 1
+            rows.append((os.path.basename(path), "imported", "%s  %s" % (name, signature), time.time() - started))
+        else:
+            rows.append((os.path.basename(path), "refused", found["reason"], time.time() - started))
+    width = max([len(r[0]) for r in rows] + [7])
+    print("%-*s  %-8s  %7s  %s" % (width, "problem", "result", "seconds", "task, or why not"))
+    for problem, result, detail, seconds in rows:
+        print("%-*s  %-8s  %7.2f  %s" % (width, problem, result, seconds, detail))
+    print("%d of %d imported into %s" % (imported, len(rows), args.out))
+    return 0 if imported == len(rows) else 3
+
+
+if __name__ == "__main__":
+    sys.exit(main())

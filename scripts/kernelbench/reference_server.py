@@ -1,0 +1,79 @@
+"""The PyTorch reference of an imported KernelBench task, on the trusted side.
+
+The task's reference.c (written by import_kernelbench.py) starts this once per
+process that computes reference outputs and keeps it: for every call it
+writes the bytes of every input argument (the problem's inputs, then the
+module's parameters and buffers, in the task's argument order) on this
+process's stdin, and reads the outputs' bytes back from its stdout. The module
+is built once from the problem file with the baked get_init_inputs(); before
+each forward its parameters and buffers are set from the call's arguments
+(drawn from the evaluation's secret seed), so no state carries over from one
+call to the next (a BatchNorm in training mode updates its running stats).
+
+usage (by reference.c): python3 reference_server.py TASK_DIR
+"""
+import importlib.util
+import json
+import os
+import sys
+
+import torch
+
+
+def read_exactly(stream, count):
+    data = bytearray()
+    while len(data) < count:
+        chunk = stream.read(count - len(data))
+        if not chunk:
+            return None
+        data += chunk
+    return bytes(data)
+
+
+def main():
+    task_dir = sys.argv[1]
+    spec = json.load(open(os.path.join(task_dir, "task.json")))
+    meta = spec["kernelbench"]
+    torch.set_num_threads(int(os.environ.get("CUDAPERF_REFERENCE_THREADS", "1")))
+    torch.manual_seed(0)  # the module's own initial values are replaced before every call
+    loader = importlib.util.spec_from_file_location("kernelbench_problem", os.path.join(task_dir, "problem.py"))
+    problem = importlib.util.module_from_spec(loader)
+    loader.loader.exec_module(problem)
+    model = problem.Model(*meta["init_inputs"])
+    state = dict(model.named_parameters())
+    state.update(dict(model.named_buffers()))
+    stdin, stdout = sys.stdin.buffer, sys.stdout.buffer
+    inputs = [a for a in meta["arguments"] if a["role"] in ("input", "parameter", "buffer")]
+    outputs = [a for a in meta["arguments"] if a["role"] == "output"]
+    while True:
+        tensors = []
+        for argument in inputs:
+            count = 1
+            for extent in argument["shape"]:
+                count *= extent
+            data = read_exactly(stdin, 4 * count)
+            if data is None:
+                return  # the reference's process ended
+            tensors.append(torch.frombuffer(bytearray(data), dtype=torch.float32).reshape(argument["shape"]))
+        forward_inputs = []
+        with torch.no_grad():
+            for argument, tensor in zip(inputs, tensors):
+                if argument["role"] == "input":
+                    forward_inputs.append(tensor)
+                else:
+                    state[argument["module_name"]].copy_(tensor)
+            result = model(*forward_inputs)
+        results = list(result) if isinstance(result, (tuple, list)) else [result]
+        if len(results) != len(outputs):
+            sys.exit("the module returned %d outputs, the task has %d" % (len(results), len(outputs)))
+        for argument, tensor in zip(outputs, results):
+            tensor = tensor.detach().to(torch.float32).contiguous()
+            if list(tensor.shape) != argument["shape"]:
+                sys.exit("output %s has shape %s, the task %s" % (argument["name"], list(tensor.shape),
+                                                                  argument["shape"]))
+            stdout.write(tensor.numpy().tobytes())
+        stdout.flush()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,122 @@
+#!/usr/bin/env python3
+"""KernelBench-format problems (ours, test/kernelbench/problems) through
+`cudaperf import-kernelbench`, then host-memory C candidates through the
+judge against the PyTorch reference (no GPU needed):
+
+  - 6 of the 8 problems import, the other two are refused with their reason;
+  - the entry signatures list the inputs, then parameters and buffers, then outputs;
+  - correct candidates are ok, wrong ones (a threshold, a missing bias,
+    BatchNorm's evaluation mode for a module in training mode) are wrong_answer;
+  - a reference that cannot run (no Python there) is the task's fault
+    (bad_task), never the candidate's.
+
+usage: kernelbench_test.py CUDAPERF_CLI CUDAPERF_EVALUATE
+Exits 77 (skipped) where no Python with torch is found (Debian: python3-torch).
+"""
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+cli, evaluate = sys.argv[1:3]
+here = os.path.dirname(os.path.abspath(__file__))
+
+python = None
+for candidate in [os.environ.get("CUDAPERF_PYTHON"), "/usr/bin/python3", shutil.which("python3")]:
+    if candidate and subprocess.run([candidate, "-c", "import torch"], capture_output=True).returncode == 0:
+        python = candidate
+        break
+if python is None:
+    print("no Python with torch (Debian python3-torch): skipped")
+    sys.exit(77)
+environment = dict(os.environ, CUDAPERF_PYTHON=python)
+
+failures = []
+
+
+def check(condition, what):
+    print("%s: %s" % ("PASS" if condition else "FAIL", what))
+    if not condition:
+        failures.append(what)
+
+
+# Outside /tmp: the judge's workers have a private one and must read the candidates.
+work = tempfile.mkdtemp(prefix="kernelbench-test-", dir=os.getcwd())
+os.chmod(work, 0o755)
+try:
+    tasks = os.path.join(work, "tasks")
+    run = subprocess.run([cli, "import-kernelbench", os.path.join(here, "problems"), "--out", tasks, "--memory",
+                          "host"], capture_output=True, text=True, env=environment, timeout=900)
+    print(run.stdout + run.stderr)
+    lines = run.stdout.splitlines()
+    refused = {line.split()[0]: line for line in lines if " refused " in line}
+    check("6 of 8 imported" in run.stdout and run.returncode == 3, "6 of 8 problems imported (exit 3: some refused)")
+    check("depends on the input values" in refused.get("7_positive_values.py", ""),
+          "a data-dependent output shape is refused with its reason")
+    check("int64" in refused.get("8_argmax_indices.py", ""), "an int64 output is refused with its reason")
+
+    def spec(name):
+        return json.load(open(os.path.join(tasks, name, "task.json")))
+
+    check(spec("kb_4_conv2d")["signature"] ==
+          'extern "C" void kb_4_conv2d(const float *x, const float *conv_weight, const float *conv_bias, float *out)',
+          "conv2d: input, then the module's weight and bias, then the output")
+    check(spec("kb_5_linear_gelu_scale")["signature"] == 'extern "C" void kb_5_linear_gelu_scale(const float *x, '
+          'const float *extra_bias, const float *linear_weight, const float *linear_bias, float *out)',
+          "named_parameters order: the module's own parameter, then its children's")
+    check(spec("kb_2_sum_over_dim")["kernelbench"]["init_inputs"] == [1], "get_init_inputs() is baked in")
+    bn = {a["name"]: a for a in spec("kb_6_batchnorm_train")["args"]}
+    check(bn["bn_running_var"]["init"] == {"dist": "uniform", "low": 0.5, "high": 1.5} and
+          bn["bn_weight"]["init"]["dist"] != "constant" and "bn_num_batches_tracked" not in bn,
+          "buffers as built (running_var 1, drawn around it, positive), never a constant a candidate could "
+          "hard-code; the int64 counter left out")
+
+    refs, candidates = os.path.join(work, "refs"), os.path.join(work, "candidates")
+    os.makedirs(refs)
+    os.makedirs(candidates)
+    os.chmod(candidates, 0o755)
+
+    def build(source, out):
+        subprocess.run(["cc", "-O2", "-shared", "-fPIC", "-o", out, source, "-lm"], check=True)
+        os.chmod(out, 0o755)
+        return out
+
+    cases = [("kb_1_relu", "relu_ok.c", "ok"), ("kb_1_relu", "relu_wrong.c", "wrong_answer"),
+             ("kb_2_sum_over_dim", "sum_ok.c", "ok"), ("kb_3_matmul", "matmul_ok.c", "ok"),
+             ("kb_4_conv2d", "conv_ok.c", "ok"), ("kb_4_conv2d", "conv_no_bias.c", "wrong_answer"),
+             ("kb_5_linear_gelu_scale", "linear_gelu_ok.c", "ok"),
+             ("kb_6_batchnorm_train", "batchnorm_ok.c", "ok"),
+             ("kb_6_batchnorm_train", "batchnorm_eval_mode.c", "wrong_answer")]
+
+    def judged(task, library, env, seed="fresh"):
+        reference = os.path.join(refs, task + ".so")
+        if not os.path.exists(reference):
+            build(os.path.join(tasks, task, "reference.c"), reference)
+        out = subprocess.run([evaluate, "--task", os.path.join(tasks, task), "--reference", reference,
+                              "--candidate", library, "--device", "none", "--seed", seed, "--runs", "5",
+                              "--warmup", "1"], capture_output=True, text=True, env=env, timeout=600)
+        answers = [json.loads(line) for line in out.stdout.splitlines() if line.startswith("{")]
+        return answers[0] if answers else {"status": "no answer", "error": out.stderr[-500:]}
+
+    for task, source, expected in cases:
+        library = build(os.path.join(here, "candidates", source), os.path.join(candidates, source[:-2] + ".so"))
+        answer = judged(task, library, environment)
+        correctness = answer.get("correctness", {})
+        check(answer["status"] == expected, "%s with %s: %s (expected %s; %s of %s tests; %s)" % (
+            task, source, answer["status"], expected, correctness.get("passed"), correctness.get("total"),
+            answer.get("error", "")[:200]))
+
+    # No Python where the reference runs: every output NaN, the task's own verdict.
+    broken = dict(environment, CUDAPERF_PYTHON="/nonexistent/python3")
+    shutil.rmtree(refs)
+    os.makedirs(refs)
+    answer = judged("kb_1_relu", os.path.join(candidates, "relu_ok.so"), broken, seed="7")
+    check(answer["status"] == "bad_task", "a reference that cannot start is bad_task, not the candidate's (%s: %s)" % (
+        answer["status"], answer.get("error", "")[:200]))
+finally:
+    shutil.rmtree(work, ignore_errors=True)
+
+print("%d failure(s)" % len(failures))
+sys.exit(1 if failures else 0)
