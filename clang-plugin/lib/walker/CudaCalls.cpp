@@ -1,0 +1,230 @@
+// KernelWalker, calls: barriers, atomics, warp shuffles and votes, cache
+// hinted loads/stores, wmma, cooperative groups, half intrinsics and inlining.
+#include "KernelWalker.h"
+
+#include <clang/AST/Attr.h>
+#include <clang/Basic/SourceManager.h>
+
+#include <algorithm>
+#include <regex>
+#include <utility>
+
+namespace cudaperf::analysis {
+
+using namespace clang;
+using namespace walker;
+
+void KernelWalker::recordSync(const CallExpr *call, const std::string &function) {
+  if (!recording_)
+    return;
+  SyncFact fact;
+  fact.loc = call->getBeginLoc();
+  fact.function = function;
+  fact.underThreadDependentCondition =
+      std::any_of(control_.begin(), control_.end(), [](Variance v) { return v != Variance::Uniform; });
+  fact.afterThreadDependentExit = threadDependentExit_;
+  fact.loopDepth = loopDepth_;
+  fact.tripWeight = tripWeight_;
+  facts_.syncs.push_back(fact);
+}
+
+Value KernelWalker::evalCall(const CallExpr *call) {
+  const FunctionDecl *callee = call->getDirectCallee();
+  const std::string name = callee && callee->getIdentifier() ? callee->getName().str() : "";
+  const std::string qualified = callee ? callee->getQualifiedNameAsString() : "";
+  const auto *memberCall = dyn_cast<CXXMemberCallExpr>(call);
+  const bool cooperativeGroups = qualified.find("cooperative_groups") != std::string::npos;
+  // The group a cooperative-groups query is about: `g.thread_rank()` (a
+  // member call, or a static member as thread_block_tile's are in CUDA 12
+  // and 13) or `cg::thread_rank(g)`.
+  const Expr *group = memberCall ? memberCall->getImplicitObjectArgument() : nullptr;
+  if (!group && cooperativeGroups) {
+    if (const auto *member = dyn_cast<MemberExpr>(call->getCallee()->IgnoreParenImpCasts()))
+      group = member->getBase();
+    else if (call->getNumArgs() == 1)
+      group = call->getArg(0);
+  }
+
+  // Barriers: __syncthreads*, __syncwarp, cooperative-groups sync.
+  if (name == "__syncthreads" || name == "__syncthreads_count" || name == "__syncthreads_and" ||
+      name == "__syncthreads_or" || name == "__syncwarp" || name == "__barrier_sync" ||
+      (name == "sync" && (memberCall || cooperativeGroups)) || (cooperativeGroups && name == "grid_sync")) {
+    recordSync(call, memberCall || cooperativeGroups ? "cg::sync" : name);
+    evalChildren(call);
+    return opaque(Variance::Uniform);
+  }
+  if (name.rfind("atomic", 0) == 0 && call->getNumArgs() >= 1) {
+    Value pointer = eval(call->getArg(0));
+    for (unsigned i = 1; i < call->getNumArgs(); ++i)
+      eval(call->getArg(i));
+    MemorySpace space = MemorySpace::Global;
+    if (pointer.isPointer) {
+      space = pointer.space;
+      recordAccess(call, Address{pointer, call->getArg(0)->getType()->getPointeeType()}, AccessKind::Atomic);
+    }
+    if (recording_)
+      facts_.atomics.push_back({call->getBeginLoc(), name, space, loopDepth_, tripWeight_});
+    countOps(1, call->getType());
+    return opaque(Variance::LaneVarying, true);
+  }
+  if (name.rfind("__shfl", 0) == 0 ||
+      (group && (name == "shfl" || name == "shfl_down" || name == "shfl_up" || name == "shfl_xor")) ||
+      (cooperativeGroups && name == "reduce")) {
+    if (recording_)
+      ++facts_.warpShuffles;
+    Value result = evalChildren(call);
+    // __shfl_sync(mask, v, constant lane) broadcasts one lane: warp-uniform.
+    if ((name == "__shfl_sync" || name == "__shfl") && call->getNumArgs() >= 3 &&
+        evaluateInt(call->getArg(name == "__shfl_sync" ? 2 : 1)))
+      return opaque(Variance::WarpUniform, memoryOf(result));
+    return opaque(Variance::LaneVarying, memoryOf(result));
+  }
+  if (name == "__ballot_sync" || name == "__any_sync" || name == "__all_sync" || name == "__activemask") {
+    Value result = evalChildren(call);
+    return opaque(Variance::WarpUniform, memoryOf(result));
+  }
+  if ((name == "__ldg" || name == "__ldcg" || name == "__ldca" || name == "__ldcs" || name == "__ldlu" ||
+       name == "__ldcv") &&
+      call->getNumArgs() == 1) {
+    Value pointer = eval(call->getArg(0));
+    if (!pointer.isPointer)
+      return opaqueJoin({&pointer});
+    Address address{pointer, call->getArg(0)->getType()->getPointeeType()};
+    recordAccess(call, address, AccessKind::Load, name == "__ldg");
+    return loadResult(address, call->getType(), pointer.baseName);
+  }
+  if ((name == "__stcg" || name == "__stcs" || name == "__stwb" || name == "__stwt") && call->getNumArgs() == 2) {
+    Value pointer = eval(call->getArg(0));
+    eval(call->getArg(1));
+    if (pointer.isPointer)
+      recordAccess(call, Address{pointer, call->getArg(0)->getType()->getPointeeType()}, AccessKind::Store);
+    return opaque(Variance::Uniform);
+  }
+  if (qualified.find("wmma::") != std::string::npos)
+    return evalWmma(call, name);
+  if (group && (name == "thread_rank" || name == "meta_group_rank" || name == "size" || name == "num_threads" ||
+                name == "group_index" || name == "thread_index"))
+    return cooperativeGroupQuery(group, name);
+  if (isHalfIntrinsic(name)) {
+    if (recording_) {
+      bool bf16 = false;
+      for (const Expr *arg : call->arguments())
+        bf16 |= isBf16Type(arg->getType());
+      ++(bf16 ? facts_.bf16Ops : facts_.halfOps);
+      facts_.weightedOps += (name.find("fma") != std::string::npos ? 2.0 : 1.0) * tripWeight_;
+    }
+    return evalChildren(call);
+  }
+  if (callee && callee->hasBody() && isInlinable(callee))
+    return inlineCall(callee, call);
+
+  Value result = evalChildren(call);
+  if (isFloatingLike(call->getType()))
+    countOps(name.find("fma") != std::string::npos ? 2.0 : 1.0, call->getType());
+  return result;
+}
+
+bool KernelWalker::isHalfIntrinsic(const std::string &name) {
+  static const std::regex halfOp(
+      "__h(add|sub|mul|div|fma|neg|abs|max|min)2?(_rn|_sat|_relu)?|h(exp|log|sqrt|rsqrt|rcp)2?");
+  return std::regex_match(name, halfOp);
+}
+
+bool KernelWalker::isInlinable(const FunctionDecl *callee) const {
+  if (callee->hasAttr<CUDAGlobalAttr>() || callStack_.size() > kMaxInlineDepth)
+    return false;
+  if (std::find(callStack_.begin(), callStack_.end(), callee) != callStack_.end())
+    return false;
+  const SourceManager &sources = ast_.getSourceManager();
+  if (sources.isInSystemHeader(sources.getExpansionLoc(callee->getLocation())))
+    return false;
+  return callee->hasAttr<CUDADeviceAttr>() || callee->isConstexpr() || callee->isInlined();
+}
+
+Value KernelWalker::inlineCall(const FunctionDecl *callee, const CallExpr *call) {
+  Env calleeEnv;
+  for (unsigned i = 0; i < callee->getNumParams() && i < call->getNumArgs(); ++i) {
+    const ParmVarDecl *param = callee->getParamDecl(i);
+    Value argument = eval(call->getArg(i));
+    if (!param->getType()->isReferenceType())
+      argument.isReference = false;
+    calleeEnv[param] = argument;
+  }
+  if (const auto *member = dyn_cast<CXXMemberCallExpr>(call))
+    eval(member->getImplicitObjectArgument());
+  std::swap(env_, calleeEnv);
+  callStack_.push_back(callee);
+  std::vector<Value> returned;
+  auto *savedReturns = returns_;
+  const bool savedExit = threadDependentExit_;
+  returns_ = &returned;
+  walkStmt(callee->getBody());
+  returns_ = savedReturns;
+  threadDependentExit_ = savedExit;
+  callStack_.pop_back();
+  std::swap(env_, calleeEnv);
+  if (returned.empty())
+    return opaque(Variance::Uniform);
+  bool allSame = true;
+  for (const Value &value : returned)
+    allSame &= value.sameAs(returned.front());
+  if (allSame)
+    return returned.front();
+  Variance variance = Variance::Uniform;
+  bool memory = false;
+  for (const Value &value : returned) {
+    variance = join(variance, varianceOf(value));
+    memory |= memoryOf(value);
+  }
+  return opaque(variance, memory);
+}
+
+Value KernelWalker::evalWmma(const CallExpr *call, const std::string &name) {
+  if (name == "load_matrix_sync" && call->getNumArgs() >= 2) {
+    eval(call->getArg(0));
+    Value pointer = eval(call->getArg(1));
+    for (unsigned i = 2; i < call->getNumArgs(); ++i)
+      eval(call->getArg(i));
+    if (pointer.isPointer)
+      recordAccess(call, Address{pointer, call->getArg(1)->getType()->getPointeeType()}, AccessKind::Load, false, true);
+    return opaque(Variance::Uniform);
+  }
+  if (name == "store_matrix_sync" && call->getNumArgs() >= 2) {
+    Value pointer = eval(call->getArg(0));
+    for (unsigned i = 1; i < call->getNumArgs(); ++i)
+      eval(call->getArg(i));
+    if (pointer.isPointer)
+      recordAccess(call, Address{pointer, call->getArg(0)->getType()->getPointeeType()}, AccessKind::Store, false,
+                   true);
+    return opaque(Variance::Uniform);
+  }
+  if (name == "mma_sync" && recording_) {
+    ++facts_.tensorCoreOps;
+    // 16x16x16 multiply-accumulate: 2*4096 flops per warp, 256 per thread.
+    facts_.weightedOps += 256.0 * tripWeight_;
+  }
+  return evalChildren(call);
+}
+
+Value KernelWalker::cooperativeGroupQuery(const Expr *groupObject, const std::string &name) {
+  eval(groupObject);
+  const std::string group = groupObject->getType().getAsString();
+  if (name == "thread_rank") {
+    Value rank;
+    if (group.find("grid") != std::string::npos) {
+      rank.poly = Polynomial::symbol(lane_) + Polynomial::symbol(symbols_.builtin(SymbolKind::BlockIdx, 0)) *
+                                                  Polynomial::symbol(symbols_.builtin(SymbolKind::BlockDim, 0));
+    } else if (group.find("tile") != std::string::npos || group.find("coalesced") != std::string::npos) {
+      rank.poly = Polynomial::symbol(lane_) + opaque(Variance::WarpUniform).poly;
+    } else {
+      rank.poly = Polynomial::symbol(lane_) + Polynomial::symbol(symbols_.builtin(SymbolKind::ThreadIdx, 1)) *
+                                                  Polynomial::symbol(symbols_.builtin(SymbolKind::BlockDim, 0));
+    }
+    return rank;
+  }
+  if (name == "meta_group_rank")
+    return opaque(Variance::WarpUniform);
+  return opaque(Variance::Uniform);
+}
+
+} // namespace cudaperf::analysis
