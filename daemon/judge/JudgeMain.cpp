@@ -122,6 +122,9 @@ public:
                                              state.baselineTiming ? &*state.baselineTiming : nullptr);
       answer["replay"] = json::object{{"seed", evaluation.seed}};
       return answer;
+    } catch (const TaskError &problem) {
+      // The task's trusted side failed (its reference, as the oracle of a timed call).
+      return {{"status", "bad_task"}, {"error", problem.what()}};
     } catch (const JudgeFailure &error) {
       // The judge's own GPU context failed; with a candidate loaded it is the
       // candidate's verdict (nothing else ran on this GPU but the judge and it).

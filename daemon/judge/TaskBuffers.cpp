@@ -4,6 +4,7 @@
 
 #include <boost/json.hpp>
 
+#include <algorithm>
 #include <cmath>
 
 namespace cudaperf::judge {
@@ -117,6 +118,22 @@ void TaskBuffers::loadExpected(const std::string &blob, std::size_t &offset, con
   }
 }
 
+namespace {
+
+// A trusted oracle that could not compute (an imported task's PyTorch server
+// that died writes NaN everywhere) is the task's fault: never a candidate's
+// wrong answer.
+void rejectAllNan(const TaskSpec &task, const ArgumentSpec &spec, const void *data, std::size_t bytes) {
+  if (spec.type != ElementType::Float32 || bytes < sizeof(float))
+    return;
+  const auto *values = static_cast<const float *>(data);
+  if (std::all_of(values, values + bytes / sizeof(float), [](float v) { return std::isnan(v); }))
+    throw TaskError("task '" + task.name + "': the reference wrote NaN to every element of '" + spec.name +
+                    "' for a timed call (a broken reference, not the candidate's doing)");
+}
+
+} // namespace
+
 void TaskBuffers::runOracle(EntryFunction entry, const SizeBinding &sizes) {
   std::vector<std::intptr_t> registers;
   for (std::size_t a = 0; a < task_.args.size(); ++a) {
@@ -140,6 +157,10 @@ void TaskBuffers::runOracle(EntryFunction entry, const SizeBinding &sizes) {
   memory_.synchronize();
   callEntry(entry, registers);
   memory_.synchronize();
+  if (!memory_.device()) // the host reference, where its outputs can be read for free
+    for (std::size_t a = 0; a < task_.args.size(); ++a)
+      if (task_.args[a].pointer && task_.args[a].intent != Intent::In)
+        rejectAllNan(task_, task_.args[a], arguments_[a].expected, bytesOf(a, sizes));
 }
 
 void TaskBuffers::runHostReference(EntryFunction entry, const SizeBinding &sizes) {
@@ -158,8 +179,10 @@ void TaskBuffers::runHostReference(EntryFunction entry, const SizeBinding &sizes
   }
   callEntry(entry, registers);
   for (std::size_t a = 0; a < task_.args.size(); ++a)
-    if (isOutput(task_.args[a]))
+    if (isOutput(task_.args[a])) {
+      rejectAllNan(task_, task_.args[a], host[a].data(), host[a].size());
       memory_.upload(arguments_[a].expected, host[a].data(), host[a].size());
+    }
 }
 
 void TaskBuffers::prepareCall(const SizeBinding &sizes) {

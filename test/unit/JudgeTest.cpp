@@ -248,6 +248,16 @@ TEST(Judge, WhatACandidateLeavesBehindDiesWithItsWorker) { // class 12
   EXPECT_EQ(nobodyProcesses(), 0);
 }
 
+TEST(Judge, AReferenceThatBreaksAtTheTimedCallsIsTheTasksVerdict) {
+  // The oracle of the timed calls is the reference (no GPU baseline here):
+  // NaN everywhere from it is a broken task, not the candidate's wrong answer.
+  const auto r = judge(kScaleTask, "scale", CUDAPERF_REFERENCE_NAN_AT_BENCHMARK, {CUDAPERF_SCALE_REFERENCE});
+  EXPECT_EQ(statusOf(r[0]), "bad_task") << json::serialize(r[0]);
+  EXPECT_NE(errorOf(r[0]).find("NaN to every element of 'out'"), std::string::npos) << errorOf(r[0]);
+  // The control: the same candidate against a working reference is ok.
+  EXPECT_EQ(statusOf(scale({CUDAPERF_SCALE_REFERENCE})[0]), "ok");
+}
+
 TEST(Judge, TheWorkersFilterRefusesNewProcesses) {
   const auto r = scale({CUDAPERF_HOSTILE_FORK});
   EXPECT_EQ(statusOf(r[0]), "ok") << "fork was not refused: " << json::serialize(r[0]);
