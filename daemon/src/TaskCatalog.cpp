@@ -39,7 +39,13 @@ PreparedTask TaskCatalog::prepare(const std::string &name) {
   }
   if (pending.valid())
     return pending.get();
-  PreparedTask prepared = compileTask(name);
+  PreparedTask prepared;
+  try {
+    prepared = compileTask(name);
+  } catch (const std::exception &error) { // an unreadable source: this attempt's error, not a stuck task
+    prepared = PreparedTask{};
+    prepared.error = "cannot prepare task '" + name + "': " + error.what();
+  }
   {
     std::lock_guard lock(mutex_);
     // A failure is not kept: the next request tries again (a sandbox hiccup
