@@ -124,6 +124,18 @@ def probe(path):
     if [list(o.shape) for o in outputs] != [list(o.shape) for o in outputs2]:
         raise Refused("the output shape depends on the input values (%s, then %s)" % (
             [list(o.shape) for o in outputs], [list(o.shape) for o in outputs2]))
+    # The reference must be a function of its arguments: the same inputs and
+    # state twice, the same outputs (dropout in training mode is not).
+    again = []
+    for _ in range(2):
+        with torch.no_grad():
+            for name, tensor in list(model.named_parameters()) + list(model.named_buffers()):
+                tensor.copy_(initial[name])
+            torch.manual_seed(len(again) + 3)
+            again.append(as_outputs(model(*inputs), "output"))
+    if any(not torch.equal(a, b) for a, b in zip(*again)):
+        raise Refused("the forward is not deterministic: the same inputs and parameters gave different outputs "
+                      "(dropout or another random op in training mode?)")
 
     arguments, skipped = [], []
     try:

@@ -3,7 +3,7 @@
 `cudaperf import-kernelbench`, then host-memory C candidates through the
 judge against the PyTorch reference (no GPU needed):
 
-  - 6 of the 8 problems import, the other two are refused with their reason;
+  - 6 of the 9 problems import, the other three are refused with their reason;
   - the entry signatures list the inputs, then parameters and buffers, then outputs;
   - correct candidates are ok, wrong ones (a threshold, a missing bias,
     BatchNorm's evaluation mode for a module in training mode) are wrong_answer;
@@ -52,10 +52,11 @@ try:
     print(run.stdout + run.stderr)
     lines = run.stdout.splitlines()
     refused = {line.split()[0]: line for line in lines if " refused " in line}
-    check("6 of 8 imported" in run.stdout and run.returncode == 3, "6 of 8 problems imported (exit 3: some refused)")
+    check("6 of 9 imported" in run.stdout and run.returncode == 3, "6 of 9 problems imported (exit 3: some refused)")
     check("depends on the input values" in refused.get("7_positive_values.py", ""),
           "a data-dependent output shape is refused with its reason")
     check("int64" in refused.get("8_argmax_indices.py", ""), "an int64 output is refused with its reason")
+    check("not deterministic" in refused.get("9_dropout_train.py", ""), "a random forward (dropout) is refused")
 
     def spec(name):
         return json.load(open(os.path.join(tasks, name, "task.json")))
