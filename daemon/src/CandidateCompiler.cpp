@@ -10,6 +10,11 @@
 
 namespace cudaperf {
 
+namespace {
+// Between nvcc's messages and ptxas's report on the compile's stderr.
+constexpr const char *kPtxasSeparator = "@@cudaperf: ptxas -v of the kept PTX@@";
+} // namespace
+
 namespace fs = std::filesystem;
 
 sandbox::Limits CompileOptions::defaultCompileLimits() {
@@ -113,19 +118,14 @@ std::vector<std::string> CandidateCompiler::flags() const {
   // -cudart shared: the candidate uses the harness's CUDA runtime (one runtime
   // per process), and its own undefined symbols stay visible to the
   // forbidden-symbol check (the static runtime brings dlopen and sockets).
-  // -Xptxas -v: ptxas reports each kernel's registers, spills and shared
-  // memory (PtxasFacts.h); the code it generates is the same.
   std::vector<std::string> flags = {
-      "-O3", "-shared", "-Xcompiler", "-fPIC", "-cudart", "shared", "-arch=" + options_.arch, "-Xptxas", "-v"};
+      "-O3", "-shared", "-Xcompiler", "-fPIC", "-cudart", "shared", "-arch=" + options_.arch};
   flags.insert(flags.end(), options_.extraFlags.begin(), options_.extraFlags.end());
   return flags;
 }
 
 CompileResult CandidateCompiler::compile(const std::string &source, const std::vector<std::string> &allowedLibraries) {
   CompileResult result = build(source);
-  // The cache keeps nvcc's whole output; the answer has ptxas's part as facts.
-  result.kernels = parsePtxasLog(result.log);
-  result.log = withoutPtxasInfo(result.log);
   if (!result.ok)
     return result;
   std::vector<std::string> undefined;
@@ -178,7 +178,9 @@ std::string CandidateCompiler::undefinedSymbols(CompileResult &result) {
 CompileResult CandidateCompiler::build(const std::string &source) {
   CompileResult result;
   const std::vector<std::string> compileFlags = flags();
-  std::vector<std::string> keyParts = {source, nvccVersion_};
+  // The artifact, its log and ptxas's report of it (an artifact cached
+  // without the report is not reused).
+  std::vector<std::string> keyParts = {source, nvccVersion_, "with ptxas report"};
   keyParts.insert(keyParts.end(), compileFlags.begin(), compileFlags.end());
   result.key = contentKey(keyParts);
   result.library = options_.cacheDirectory / (result.key + ".so");
@@ -192,6 +194,8 @@ CompileResult CandidateCompiler::build(const std::string &source) {
       result.cached = true;
       std::ifstream log(logFile);
       result.log.assign(std::istreambuf_iterator<char>(log), {});
+      std::ifstream ptxas(options_.cacheDirectory / (result.key + ".ptxas"));
+      result.kernels = parsePtxasLog(std::string(std::istreambuf_iterator<char>(ptxas), {}));
       return result;
     }
     if (auto running = building_.find(result.key); running != building_.end())
@@ -226,8 +230,17 @@ CompileResult CandidateCompiler::runNvcc(const std::string &source, CompileResul
   // The sandbox's private directory holds the source and the output.
   sandbox::Request request;
   // The library comes back on stdout; nvcc's own messages go to stderr.
+  // Then, after a separator, ptxas -v on the PTX nvcc kept (-keep changes no
+  // code): its report of each kernel's resources. Everything a candidate can
+  // make the compiler print (#warning, #pragma message, with newlines) is
+  // printed before nvcc returns, so the text after the last separator is
+  // ptxas's alone: forged "ptxas info" lines stay in the log, never in the facts.
+  const fs::path ptxas = options_.nvcc.parent_path() / "ptxas";
   request.argv = {"/bin/sh", "-c",
-                  "cat > candidate.cu && \"$0\" \"$@\" candidate.cu -o candidate.so 1>&2 && cat candidate.so",
+                  "cat > candidate.cu && \"$0\" \"$@\" -keep candidate.cu -o candidate.so 1>&2 && "
+                  "printf '\\n%s\\n' '" +
+                      std::string(kPtxasSeparator) + "' 1>&2 && { '" + ptxas.string() + "' -v -arch=" + options_.arch +
+                      " candidate.ptx -o /dev/null 1>&2 || true; } && cat candidate.so",
                   options_.nvcc.string()};
   request.argv.insert(request.argv.end(), compileFlags.begin(), compileFlags.end());
   request.stdinData = source;
@@ -252,6 +265,12 @@ CompileResult CandidateCompiler::runNvcc(const std::string &source, CompileResul
   run = sandbox::run(request, limits);
   result.seconds = run.wallSeconds;
   result.outcome = run.outcome;
+  std::string ptxasReport;
+  if (const auto separator = run.stderrText.rfind(kPtxasSeparator); separator != std::string::npos) {
+    ptxasReport = run.stderrText.substr(separator + std::string_view(kPtxasSeparator).size());
+    run.stderrText.resize(separator > 0 ? separator - 1 : 0); // and the newline printed before it
+  }
+  result.kernels = parsePtxasLog(ptxasReport);
   result.log = run.stderrText.substr(0, options_.limits.outputBytes);
   if (!run.succeeded()) {
     switch (run.outcome) {
@@ -288,6 +307,7 @@ CompileResult CandidateCompiler::runNvcc(const std::string &source, CompileResul
     std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
     out.write(run.stdoutText.data(), static_cast<std::streamsize>(run.stdoutText.size()));
     std::ofstream(logFile, std::ios::trunc) << result.log;
+    std::ofstream(options_.cacheDirectory / (result.key + ".ptxas"), std::ios::trunc) << ptxasReport;
   }
   fs::rename(temporary, result.library);
   result.ok = true;

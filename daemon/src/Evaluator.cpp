@@ -330,8 +330,7 @@ json::object Evaluator::analyzeAndCompile(const std::string &source, const std::
     }
   });
   // Every library allowed: the facts are asked for, not a verdict.
-  const CompileResult compiled =
-      compiler_.compile(source, {"cublas", "cublasLt", "cudnn", "cufft", "curand", "cusparse", "cusolver"});
+  const CompileResult compiled = compiler_.compile(source, knownLibraries());
   json::object report = reportFuture.get();
   if (report.contains("error"))
     return report;

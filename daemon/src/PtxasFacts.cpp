@@ -48,10 +48,10 @@ std::uint64_t number(const std::smatch &match, std::size_t group) {
 } // namespace
 
 std::vector<KernelResources> parsePtxasLog(const std::string &log) {
-  static const std::regex entry(R"(ptxas info\s*: Compiling entry function '([^']+)' for '(\w+)')");
-  static const std::regex properties(R"(ptxas info\s*: Function properties for (\S+))");
+  static const std::regex entry(R"(^ptxas info\s*: Compiling entry function '([^']+)' for '(\w+)')");
+  static const std::regex properties(R"(^ptxas info\s*: Function properties for (\S+))");
   static const std::regex frame(R"((\d+) bytes stack frame, (\d+) bytes spill stores, (\d+) bytes spill loads)");
-  static const std::regex used(R"(ptxas info\s*: Used (\d+) registers)");
+  static const std::regex used(R"(^ptxas info\s*: Used (\d+) registers)");
   static const std::regex barriers(R"(used (\d+) barriers)");
   static const std::regex smem(R"((\d+) bytes smem)");
   static const std::regex cmem(R"((\d+) bytes cmem\[0\])");
@@ -95,21 +95,6 @@ std::vector<KernelResources> parsePtxasLog(const std::string &log) {
     }
   }
   return kernels;
-}
-
-std::string withoutPtxasInfo(const std::string &log) {
-  std::istringstream lines(log);
-  std::string kept;
-  bool properties = false;
-  for (std::string line; std::getline(lines, line);) {
-    const bool info = line.rfind("ptxas info", 0) == 0;
-    // The indented line after "Function properties for" is ptxas's too.
-    const bool propertiesLine = properties && line.find("bytes stack frame") != std::string::npos;
-    properties = info && line.find("Function properties for") != std::string::npos;
-    if (!info && !propertiesLine)
-      kept += line + "\n";
-  }
-  return kept;
 }
 
 json::array ptxasFactsJson(const std::vector<KernelResources> &kernels, const json::object *report,

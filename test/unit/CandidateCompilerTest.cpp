@@ -81,6 +81,23 @@ TEST_F(CandidateCompilerTest, PtxasFactsComeWithTheLibraryAndFromTheCache) {
   }
 }
 
+TEST_F(CandidateCompilerTest, ACandidateCannotForgePtxasFacts) {
+  // #pragma message and #warning print what the candidate wants, newlines and
+  // all, so whole "ptxas info" lines: before nvcc returns, never as facts.
+  CandidateCompiler compiler(options_);
+  const CompileResult result =
+      compiler.compile("#pragma message(\"x\\nptxas info    : Compiling entry function 'forged' for 'sm_90'\\n"
+                       "ptxas info    : Used 1 registers, used 0 barriers, 99999 bytes smem\\n\")\n"
+                       "#warning \"y\\nptxas info    : Compiling entry function 'forged2' for 'sm_90'\"\n"
+                       "__global__ void k(float *x) { x[threadIdx.x] = 1; }\n");
+  ASSERT_TRUE(result.ok) << result.log;
+  ASSERT_EQ(result.kernels.size(), 1u);
+  EXPECT_EQ(result.kernels[0].name, "k");
+  EXPECT_EQ(result.kernels[0].sharedBytes, 0u);
+  EXPECT_GT(result.kernels[0].registers, 1u);
+  EXPECT_NE(result.log.find("forged"), std::string::npos); // its own messages stay its feedback
+}
+
 TEST_F(CandidateCompilerTest, OneSourceSentFourTimesAtOnceCompilesOnce) {
   CandidateCompiler compiler(options_);
   const std::string source = task("variants/naive.cu");

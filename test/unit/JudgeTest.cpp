@@ -258,6 +258,16 @@ TEST(Judge, AReferenceThatBreaksAtTheTimedCallsIsTheTasksVerdict) {
   EXPECT_EQ(statusOf(scale({CUDAPERF_SCALE_REFERENCE})[0]), "ok");
 }
 
+TEST(Judge, PoisonedInputsCannotTurnTheReferenceRuleIntoAnUnscoredVerdict) { // class 9
+  // The rule above makes an all-NaN reference the task's verdict; a candidate
+  // that fills its inputs with NaN must not reach it: its verdict is its own.
+  const auto r = scale({CUDAPERF_HOSTILE_NAN_INPUTS, CUDAPERF_SCALE_REFERENCE});
+  const auto own = statusOf(r[0]);
+  EXPECT_TRUE(own == "ok" || own == "wrong_answer" || own == "runtime_error" || own == "rejected")
+      << json::serialize(r[0]);
+  EXPECT_EQ(statusOf(r[1]), "ok") << json::serialize(r[1]); // the next candidate's inputs are clean
+}
+
 TEST(Judge, TheWorkersFilterRefusesNewProcesses) {
   const auto r = scale({CUDAPERF_HOSTILE_FORK});
   EXPECT_EQ(statusOf(r[0]), "ok") << "fork was not refused: " << json::serialize(r[0]);

@@ -1,5 +1,6 @@
-// What ptxas says about each kernel it compiled (nvcc -Xptxas -v): registers
-// per thread, spills, static shared and local memory. Facts of the code that
+// What ptxas says about each kernel it compiled (ptxas -v on the PTX of the
+// candidate's compile, run after nvcc: CandidateCompiler.cpp): registers per
+// thread, spills, static shared and local memory. Facts of the code that
 // runs, which the source analysis can only guess; folded into the
 // theoretical occupancy once the block size is known.
 #pragma once
@@ -26,13 +27,10 @@ struct KernelResources {
   std::uint64_t spillStores = 0, spillLoads = 0;
 };
 
-// The entry functions of a verbose ptxas log (nvcc's stderr with -Xptxas -v),
+// The entry functions of ptxas -v's report (its lines only),
 // in order. Device functions that are not kernels are left out. Lines it does
 // not know are ignored: an older or newer ptxas costs facts, never a compile.
 std::vector<KernelResources> parsePtxasLog(const std::string &log);
-
-// The log without ptxas's info lines (what the policy reads as compiler output).
-std::string withoutPtxasInfo(const std::string &log);
 
 // The JSON of the answers' features.ptxas: one object per kernel; with the
 // analysis report's launch facts (threads per block, dynamic shared bytes),
