@@ -181,11 +181,11 @@ bool LibraryRun::callOnce(const SizeBinding &sizes, std::uint32_t flags, Call &c
   // the waiting is charged to the call.
   if (gpu_) {
     const double until = std::min(deadline_, steadySeconds() + kUnfinishedWaitSeconds);
-    double latency = 0;
-    do {
-      latency = gpu_->probeMs();
-      call.postProbeMs += latency;
-    } while (latency > calibration_.probeLimitMs && steadySeconds() < until);
+    std::vector<double> latencies;
+    do
+      latencies.push_back(gpu_->probeMs());
+    while (latencies.back() > calibration_.probeLimitMs && steadySeconds() < until);
+    call.postWaitMs = postCallWaitMs(latencies, calibration_);
   }
   call.cpuMs = 1000 * (worker_.cpuSeconds() - cpuBefore);
   if (call.reply.status != 0) {
@@ -304,12 +304,11 @@ json::object LibraryRun::run() {
   const SizeBinding &sizes = task.benchmarkSize;
   const bool verifyTimed = role_ == Role::Candidate && oracle_;
   const int calls = 1 + request_.warmup + request_.runs;
-  std::vector<double> samples, judgeSamples, eventSamples, wallSamples, unfinishedSamples, postProbes;
-  // Unfinished work is what a post-call probe waits for beyond what the
+  std::vector<double> samples, judgeSamples, eventSamples, wallSamples, unfinishedSamples, postWaits;
+  // Unfinished work is what the post-call probes wait for beyond what the
   // trusted baseline's calls of this shape leave (empty calls leave less).
-  RoundTripCalibration timingCalibration = calibration_;
-  if (gpuBaseline_)
-    timingCalibration.probeLimitMs = unfinishedLimitMs(calibration_, gpuBaseline_->postProbe);
+  const double unfinishedLimit =
+      unfinishedLimitMs(calibration_, gpuBaseline_ ? gpuBaseline_->postProbe : ProbeReference{});
   int outside = 0, busyBefore = 0, verified = 0;
   double unfinishedMax = 0, callsMs = 0, maxRatio = 0, tracedBusyMs = -1;
   double cpuAtStart = 0;
@@ -369,8 +368,8 @@ json::object LibraryRun::run() {
     }
     if (!counted)
       continue;
-    const CallTime time = callTime(call.wallMs, call.reply.eventMs, call.postProbeMs, timingCalibration);
-    postProbes.push_back(call.postProbeMs);
+    const CallTime time = callTime(call.wallMs, call.reply.eventMs, call.postWaitMs, unfinishedLimit, calibration_);
+    postWaits.push_back(call.postWaitMs);
     samples.push_back(time.ms);
     wallSamples.push_back(call.wallMs);
     unfinishedSamples.push_back(time.unfinishedMs);
@@ -391,10 +390,10 @@ json::object LibraryRun::run() {
   ProbeReference ownPostProbe;
   if (role_ == Role::Baseline) {
     // The baseline's own calls are the reference: the same rule for both sides of the speedup.
-    ownPostProbe = postCallProbeReference(postProbes);
+    ownPostProbe = postCallProbeReference(postWaits);
     const double limit = unfinishedLimitMs(calibration_, ownPostProbe);
     for (std::size_t i = 0; i < samples.size(); ++i) {
-      const double unfinished = std::max(0.0, postProbes[i] - limit);
+      const double unfinished = std::max(0.0, postWaits[i] - limit);
       samples[i] += unfinished - unfinishedSamples[i];
       unfinishedSamples[i] = unfinished;
     }
@@ -420,7 +419,8 @@ json::object LibraryRun::run() {
   timing["gap_shift_ms"] = gapShift;
   timing["unfinished_after_return_max_ms"] = unfinishedMax;
   timing["unfinished_limit_ms"] =
-      role_ == Role::Baseline ? unfinishedLimitMs(calibration_, ownPostProbe) : timingCalibration.probeLimitMs;
+      role_ == Role::Baseline ? unfinishedLimitMs(calibration_, ownPostProbe) : unfinishedLimit;
+  timing["post_call_wait_median_ms"] = median(postWaits);
   timing["verified_calls"] = verified;
   timing["max_tolerance_ratio"] = std::isfinite(maxRatio) ? maxRatio : -1.0;
   const CpuUse use = judgeCpuUse(cpuMs, callsMs, request_.runs, !deviceMemory);

@@ -39,7 +39,7 @@ struct BaselineTiming {
   std::vector<double> samples;
   double medianMs = 0, cv = 0;
   GapReference gaps;        // of its timed calls: what an honest worker's look like
-  ProbeReference postProbe; // its post-call probes: what an honest call leaves for the probe
+  ProbeReference postProbe; // its post-call waits: what an honest call leaves for the probe
 };
 
 enum class Role { Candidate, Baseline };
@@ -70,7 +70,7 @@ public:
 private:
   struct Call {
     worker::Message reply;
-    double wallMs = 0, preProbeMs = 0, postProbeMs = 0, cpuMs = 0;
+    double wallMs = 0, preProbeMs = 0, postWaitMs = 0, cpuMs = 0;
   };
   bool trustedStart(boost::json::object &verdict);
   bool callOnce(const SizeBinding &sizes, std::uint32_t flags, Call &call, boost::json::object &verdict);

@@ -72,7 +72,8 @@ RoundTripCalibration calibrate(const std::vector<double> &wallMs, const std::vec
   return c;
 }
 
-CallTime callTime(double judgeWallMs, double workerEventMs, double postCallProbeMs, const RoundTripCalibration &c) {
+CallTime callTime(double judgeWallMs, double workerEventMs, double postCallWaitMs, double unfinishedLimitMs,
+                  const RoundTripCalibration &c) {
   CallTime t;
   const double low = std::max(0.0, judgeWallMs - c.gapHighMs - kSlackMs);
   const double high = std::max(low, judgeWallMs - c.gapLowMs + kSlackMs);
@@ -84,23 +85,31 @@ CallTime callTime(double judgeWallMs, double workerEventMs, double postCallProbe
     // event timer), or not a number: the judge's own estimate.
     sample = workerEventMs > high ? high : std::max(low, t.judgeMs);
   }
-  t.unfinishedMs = std::max(0.0, postCallProbeMs - c.probeLimitMs);
+  t.unfinishedMs = std::max(0.0, postCallWaitMs - unfinishedLimitMs);
   t.ms = sample + t.unfinishedMs;
   return t;
 }
 
-ProbeReference postCallProbeReference(const std::vector<double> &postProbeMs) {
+double postCallWaitMs(const std::vector<double> &probeLatenciesMs, const RoundTripCalibration &c) {
+  double waited = 0;
+  for (double latency : probeLatenciesMs)
+    waited += std::max(0.0, latency - c.probeIdleMs);
+  return waited;
+}
+
+ProbeReference postCallProbeReference(const std::vector<double> &postCallWaitMs) {
   ProbeReference reference;
-  if (postProbeMs.size() < 5)
+  if (postCallWaitMs.size() < 5)
     return reference;
-  const double middle = median(postProbeMs);
+  const double middle = median(postCallWaitMs);
   reference.known = true;
-  reference.limitMs = middle + std::max(kSlackMs, 3 * medianAbsoluteDeviation(postProbeMs, middle)) + kSlackMs;
+  reference.limitMs = middle + std::max(kSlackMs, 3 * medianAbsoluteDeviation(postCallWaitMs, middle)) + kSlackMs;
   return reference;
 }
 
 double unfinishedLimitMs(const RoundTripCalibration &c, const ProbeReference &reference) {
-  return reference.known ? std::max(c.probeLimitMs, reference.limitMs) : c.probeLimitMs;
+  const double own = c.probeLimitMs - c.probeIdleMs;
+  return reference.known ? std::max(own, reference.limitMs) : own;
 }
 
 GapReference gapReference(const std::vector<double> &wallMs, const std::vector<double> &eventMs) {

@@ -24,17 +24,28 @@ struct RoundTripCalibration {
 RoundTripCalibration calibrate(const std::vector<double> &wallMs, const std::vector<double> &eventMs,
                                const std::vector<double> &probeMs);
 
-// The post-call probes of the task's trusted baseline: what a real call of
+// After "returned" the judge runs its probe kernel until one finds the GPU
+// idle (the worker's kernels may hold it a time slice at a time). What the
+// probes waited for is their latency beyond the idle probe's, summed: the
+// last, idle probe adds nothing, and neither does a second probe that an
+// honest call's noisy first one set off (summing whole latencies charged
+// that probe's own run as the worker's unfinished work).
+double postCallWaitMs(const std::vector<double> &probeLatenciesMs, const RoundTripCalibration &c);
+
+// The post-call waits of the task's trusted baseline: what a real call of
 // this shape leaves for the probe to wait on when nothing runs behind it (the
 // GPU switching back to the judge's context, say). Empty calls, which the
-// calibration measures, leave less; work up to this reference's limit is not
-// charged to a candidate as unfinished.
+// calibration measures, leave less; waiting up to this reference's limit is
+// not charged to a candidate as unfinished. Waits are relative to each
+// worker's own idle probe, so that workers whose context switches differ
+// compare fairly.
 struct ProbeReference {
   bool known = false;
   double limitMs = 0; // median + max(slack, 3 median deviations) + slack
 };
-ProbeReference postCallProbeReference(const std::vector<double> &postProbeMs);
-// The limit above which a post-call probe counts as unfinished work.
+ProbeReference postCallProbeReference(const std::vector<double> &postCallWaitMs);
+// The limit above which a post-call wait counts as unfinished work: the
+// calibration's own noise band, or the baseline's reference where it is higher.
 double unfinishedLimitMs(const RoundTripCalibration &c, const ProbeReference &reference);
 
 struct CallTime {
@@ -47,8 +58,9 @@ struct CallTime {
 // The judge's clock is authoritative: the worker's event time may refine the
 // round trip only within the calibrated band, and whatever the GPU still had
 // to finish for the worker after it answered (the judge's probe kernel waited
-// for it) is added.
-CallTime callTime(double judgeWallMs, double workerEventMs, double postCallProbeMs, const RoundTripCalibration &c);
+// for it) beyond `unfinishedLimitMs` is added.
+CallTime callTime(double judgeWallMs, double workerEventMs, double postCallWaitMs, double unfinishedLimitMs,
+                  const RoundTripCalibration &c);
 
 // The probe before a call waited for work that is not the judge's: something
 // (the worker's leftovers, a kernel in a second context) kept the GPU busy

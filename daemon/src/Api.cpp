@@ -2,6 +2,7 @@
 
 #include "cudaperf/contracts/ContentKey.h"
 #include "cudaperf/contracts/GroupRewards.h"
+#include "cudaperf/contracts/Utf8Text.h"
 
 #include <boost/asio/post.hpp>
 #include <boost/asio/steady_timer.hpp>
@@ -54,7 +55,8 @@ HttpResponse jsonResponse(const HttpRequest &request, http::status status, const
   response.set(http::field::content_type, "application/json");
   response.set(http::field::server, "cudaperfd");
   response.keep_alive(request.keep_alive());
-  response.body() = json::serialize(body);
+  // Valid UTF-8 whatever a text inside came from: one bad byte fails a strict client's whole parse.
+  response.body() = contracts::validUtf8(json::serialize(body));
   response.prepare_payload();
   return response;
 }

@@ -1,5 +1,7 @@
 #include "cudaperf/daemon/CandidateCompiler.h"
 
+#include "cudaperf/contracts/Utf8Text.h"
+
 #include <algorithm>
 #include <cstdio>
 #include <fstream>
@@ -271,7 +273,7 @@ CompileResult CandidateCompiler::runNvcc(const std::string &source, CompileResul
     run.stderrText.resize(separator > 0 ? separator - 1 : 0); // and the newline printed before it
   }
   result.kernels = parsePtxasLog(ptxasReport);
-  result.log = run.stderrText.substr(0, options_.limits.outputBytes);
+  result.log = contracts::utf8Head(run.stderrText, options_.limits.outputBytes);
   if (!run.succeeded()) {
     switch (run.outcome) {
     case sandbox::Outcome::WallTimeout:

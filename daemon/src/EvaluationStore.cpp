@@ -1,5 +1,7 @@
 #include "cudaperf/daemon/EvaluationStore.h"
 
+#include "cudaperf/contracts/Utf8Text.h"
+
 #include <boost/json.hpp>
 #include <sqlite3.h>
 
@@ -145,7 +147,7 @@ std::int64_t EvaluationStore::insert(const StoredEvaluation &evaluation) {
   statement.bind(8, number(evaluation.result, {"reward", "total"}));
   statement.bind(9, evaluation.gpu);
   statement.bind(10, evaluation.toolVersions);
-  statement.bind(11, json::serialize(evaluation.result));
+  statement.bind(11, contracts::validUtf8(json::serialize(evaluation.result))); // read back by a strict parser
   statement.step();
   Statement id(db_, "SELECT id FROM evaluations WHERE request_key = ?");
   id.bind(1, evaluation.key);

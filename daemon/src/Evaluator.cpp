@@ -2,6 +2,7 @@
 
 #include "cudaperf/contracts/ContentKey.h"
 #include "cudaperf/contracts/ReportJson.h"
+#include "cudaperf/contracts/Utf8Text.h"
 #include "cudaperf/daemon/PtxasFacts.h"
 
 #include <boost/asio/post.hpp>
@@ -334,11 +335,10 @@ json::object Evaluator::analyzeAndCompile(const std::string &source, const std::
   json::object report = reportFuture.get();
   if (report.contains("error"))
     return report;
-  report["compile"] = json::object{
-      {"ok", compiled.ok || compiled.rejected},
-      {"cached", compiled.cached},
-      {"seconds", compiled.seconds},
-      {"log", compiled.log.size() > 8000 ? compiled.log.substr(compiled.log.size() - 8000) : compiled.log}};
+  report["compile"] = json::object{{"ok", compiled.ok || compiled.rejected},
+                                   {"cached", compiled.cached},
+                                   {"seconds", compiled.seconds},
+                                   {"log", contracts::utf8Tail(compiled.log, 8000)}};
   report["ptxas"] = ptxasFactsJson(compiled.kernels, &report, arch);
   return report;
 }
@@ -512,11 +512,10 @@ json::object Evaluator::compute(const EvaluationRequest &request, const Prepared
   json::object result;
   result["task"] = request.task;
   result["turn"] = request.turn;
-  result["compile"] = json::object{
-      {"ok", compiled.ok},
-      {"cached", compiled.cached},
-      {"seconds", compiled.seconds},
-      {"log", compiled.log.size() > 8000 ? compiled.log.substr(compiled.log.size() - 8000) : compiled.log}};
+  result["compile"] = json::object{{"ok", compiled.ok},
+                                   {"cached", compiled.cached},
+                                   {"seconds", compiled.seconds},
+                                   {"log", contracts::utf8Tail(compiled.log, 8000)}};
   if (compiled.rejected) {
     json::array forbidden;
     for (const auto &symbol : compiled.forbidden)
@@ -614,7 +613,7 @@ std::string feedbackText(const json::object &result) {
   if (status == "compile_error") {
     text << "The code did not compile. Compiler output (last lines):\n";
     std::string log = compile ? std::string(compile->at("log").as_string()) : "";
-    text << (log.size() > 2000 ? log.substr(log.size() - 2000) : log);
+    text << contracts::utf8Tail(log, 2000);
   } else if (status == "rejected") {
     text << "The candidate was rejected: ";
     if (compile && compile->contains("forbidden"))

@@ -163,6 +163,18 @@ class DaemonTest(unittest.TestCase):
         self.assertEqual(body["status"], "rejected")
         self.assertIn("cublasSaxpy_v2", body["compile"]["forbidden"])
 
+    def test_a_compile_log_cut_inside_a_character_is_still_json(self):
+        # The compiler echoes the source: a log of three-byte characters, cut
+        # to its tail at a byte count, begins inside one for two paddings of three.
+        for padding in range(3):
+            source = "x" * padding + "\n" + "".join("#error %s\n" % ("\u20ac" * 50) for _ in range(60))
+            status, body, _ = self.daemon.request("POST", "/v1/evaluate", {"task": "vector_add", "source": source})
+            self.assertEqual(status, 200)
+            self.assertIsInstance(body, dict, "padding %d: the answer is not UTF-8 JSON" % padding)
+            self.assertEqual(body["status"], "compile_error")
+            self.assertIn("\u20ac", body["compile"]["log"])
+            self.assertIn("\u20ac", body["feedback"])
+
     def test_evaluate_batch_in_order(self):
         items = [{"task": "vector_add", "source": variant("batch-%d" % i)} for i in range(2)]
         items.append({"task": "relu", "source": "broken"})

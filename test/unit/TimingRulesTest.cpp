@@ -37,7 +37,7 @@ TEST(TimingRules, CalibrationIsRobustToOneSlowRoundTrip) {
 TEST(TimingRules, AnHonestEventTimeRefinesTheRoundTrip) {
   const RoundTripCalibration c = tenCalls();
   // A 1 ms kernel: round trip 1.031 ms, the worker's events 1.000 ms.
-  const CallTime t = callTime(1.031, 1.000, 0.008, c);
+  const CallTime t = callTime(1.031, 1.000, 0.0, unfinishedLimitMs(c, {}), c);
   EXPECT_FALSE(t.workerTimeOutside);
   EXPECT_DOUBLE_EQ(t.ms, 1.000);
   EXPECT_NEAR(t.judgeMs, 1.001, 1e-12);
@@ -47,23 +47,40 @@ TEST(TimingRules, AnHonestEventTimeRefinesTheRoundTrip) {
 TEST(TimingRules, APatchedEventTimerIsOverruledByTheJudgesClock) {
   const RoundTripCalibration c = tenCalls();
   // Measured 20 ms by the judge, reported 0.02 ms by a patched cudaEventElapsedTime.
-  const CallTime t = callTime(20.030, 0.020, 0.008, c);
+  const CallTime t = callTime(20.030, 0.020, 0.0, unfinishedLimitMs(c, {}), c);
   EXPECT_TRUE(t.workerTimeOutside);
   EXPECT_NEAR(t.ms, 20.000, 1e-9); // round trip minus the median gap
   // Not a number either.
-  EXPECT_NEAR(callTime(20.030, std::nan(""), 0.008, c).ms, 20.000, 1e-9);
+  EXPECT_NEAR(callTime(20.030, std::nan(""), 0.0, unfinishedLimitMs(c, {}), c).ms, 20.000, 1e-9);
   // Claiming more than the round trip allows is capped at the band's top.
-  const CallTime slow = callTime(1.031, 5.0, 0.008, c);
+  const CallTime slow = callTime(1.031, 5.0, 0.0, unfinishedLimitMs(c, {}), c);
   EXPECT_TRUE(slow.workerTimeOutside);
   EXPECT_NEAR(slow.ms, 1.031 - 0.025 + 0.005, 1e-12);
 }
 
 TEST(TimingRules, WorkLeftRunningAfterReturnedIsCharged) {
   const RoundTripCalibration c = tenCalls();
-  // "Returned" after 0.05 ms, but the judge's probe waited 3 ms for the GPU.
-  const CallTime t = callTime(0.050, 0.020, 3.000, c);
-  EXPECT_NEAR(t.unfinishedMs, 3.000 - 0.018, 1e-12);
-  EXPECT_NEAR(t.ms, 0.020 + 3.000 - 0.018, 1e-12);
+  // "Returned" after 0.05 ms, but the judge's probes waited 3 ms for the GPU:
+  // a 3.000 ms probe, then an idle one. Waited 3.000 - 0.008 (idle), of which
+  // the calibration's noise band (0.018 - 0.008 = 0.010) is forgiven.
+  const double waited = postCallWaitMs({3.000, 0.008}, c);
+  EXPECT_NEAR(waited, 2.992, 1e-12);
+  EXPECT_NEAR(unfinishedLimitMs(c, {}), 0.010, 1e-12);
+  const CallTime t = callTime(0.050, 0.020, waited, unfinishedLimitMs(c, {}), c);
+  EXPECT_NEAR(t.unfinishedMs, 2.992 - 0.010, 1e-12);
+  EXPECT_NEAR(t.ms, 0.020 + 2.982, 1e-12);
+}
+
+TEST(TimingRules, AnHonestCallsSecondProbeIsNotUnfinishedWork) {
+  const RoundTripCalibration c = tenCalls(); // idle 0.008, limit 0.018
+  // The first probe came back just over the limit (noise), so the judge probed
+  // again and found the GPU idle: the wait is the first probe's excess alone,
+  // not both probes' whole latencies (0.027 ms, which was charged 0.009 ms).
+  EXPECT_NEAR(postCallWaitMs({0.019, 0.008}, c), 0.011, 1e-12);
+  EXPECT_NEAR(callTime(0.25, 0.20, postCallWaitMs({0.019, 0.008}, c), unfinishedLimitMs(c, {}), c).unfinishedMs, 0.001,
+              1e-12);
+  // Probes faster than the idle median wait for nothing.
+  EXPECT_DOUBLE_EQ(postCallWaitMs({0.006}, c), 0.0);
 }
 
 TEST(TimingRules, TheProbeBeforeACallSeesForeignWork) {
@@ -117,30 +134,33 @@ TEST(TimingRules, TheBaselinesGapsDecideWhetherACandidatesEventTimesAreBelieved)
   EXPECT_FALSE(gapReference({1, 2}, {0, 0}).known); // too few calls to tell
 }
 
-TEST(TimingRules, UnfinishedWorkIsMeasuredAgainstTheBaselinesPostCallProbes) {
-  // Calibration after empty calls: probes 0.010 ms, limit 0.010 + 2 x 0.005 = 0.020.
+TEST(TimingRules, UnfinishedWorkIsMeasuredAgainstTheBaselinesPostCallWaits) {
+  // Calibration after empty calls: probes 0.010 ms, limit 0.010 + 2 x 0.005 = 0.020:
+  // waits up to 0.010 ms beyond the idle probe are the calibration's own noise.
   const RoundTripCalibration c =
       calibrate({0.3, 0.3, 0.3, 0.3, 0.3}, {0.1, 0.1, 0.1, 0.1, 0.1}, {0.010, 0.010, 0.010, 0.010, 0.010});
   EXPECT_NEAR(c.probeLimitMs, 0.020, 1e-12);
-  // After the baseline's real calls the probe waits ~0.030 ms (the switch back to
-  // the judge's context): median 0.030, median deviation 0.001 (3 x that is under the
-  // 0.005 slack) -> limit 0.030 + 0.005 + 0.005.
-  const ProbeReference reference = postCallProbeReference({0.028, 0.030, 0.032, 0.030, 0.031, 0.029});
+  EXPECT_NEAR(unfinishedLimitMs(c, {}), 0.010, 1e-12);
+  // After the baseline's real calls the probe waits ~0.020 ms beyond idle (the
+  // switch back to the judge's context): median 0.020, median deviation 0.001
+  // (3 x that is under the 0.005 slack) -> limit 0.020 + 0.005 + 0.005.
+  const ProbeReference reference = postCallProbeReference({0.018, 0.020, 0.022, 0.020, 0.021, 0.019});
   ASSERT_TRUE(reference.known);
-  EXPECT_NEAR(reference.limitMs, 0.040, 1e-12);
-  EXPECT_NEAR(unfinishedLimitMs(c, reference), reference.limitMs, 1e-12);
-  // An honest call whose probe waited 0.033 ms: nothing unfinished under the
-  // baseline's reference (0.013 ms charged under the empty calls' limit).
-  RoundTripCalibration timing = c;
-  timing.probeLimitMs = unfinishedLimitMs(c, reference);
-  EXPECT_NEAR(callTime(0.45, 0.25, 0.033, c).unfinishedMs, 0.013, 1e-12);
-  EXPECT_EQ(callTime(0.45, 0.25, 0.033, timing).unfinishedMs, 0.0);
-  // Work left running after "returned" (a 2 ms kernel) is charged in full but the reference's limit.
-  EXPECT_NEAR(callTime(0.45, 0.25, 2.0, timing).unfinishedMs, 2.0 - timing.probeLimitMs, 1e-12);
-  // The reference never lowers the calibration's limit, and needs five calls.
-  EXPECT_NEAR(unfinishedLimitMs(c, postCallProbeReference({0.001, 0.001, 0.001, 0.001, 0.001})), 0.020, 1e-12);
-  EXPECT_FALSE(postCallProbeReference({0.03, 0.03}).known);
-  EXPECT_NEAR(unfinishedLimitMs(c, postCallProbeReference({0.03, 0.03})), 0.020, 1e-12);
+  EXPECT_NEAR(reference.limitMs, 0.030, 1e-12);
+  EXPECT_NEAR(unfinishedLimitMs(c, reference), 0.030, 1e-12);
+  // An honest call whose probe took 0.033 ms (waited 0.023): nothing unfinished
+  // under the baseline's reference (0.013 ms charged under the empty calls' band).
+  const double honest = postCallWaitMs({0.033}, c);
+  EXPECT_NEAR(callTime(0.45, 0.25, honest, unfinishedLimitMs(c, {}), c).unfinishedMs, 0.013, 1e-12);
+  EXPECT_EQ(callTime(0.45, 0.25, honest, unfinishedLimitMs(c, reference), c).unfinishedMs, 0.0);
+  // Work left running after "returned" (a 2 ms kernel, then an idle probe) is
+  // charged in full but the reference's limit.
+  EXPECT_NEAR(callTime(0.45, 0.25, postCallWaitMs({2.0, 0.010}, c), unfinishedLimitMs(c, reference), c).unfinishedMs,
+              2.0 - 0.010 - 0.030, 1e-12);
+  // The reference never lowers the calibration's band, and needs five calls.
+  EXPECT_NEAR(unfinishedLimitMs(c, postCallProbeReference({0.0, 0.0, 0.0, 0.0, 0.0})), 0.010, 1e-12);
+  EXPECT_FALSE(postCallProbeReference({0.02, 0.02}).known);
+  EXPECT_NEAR(unfinishedLimitMs(c, postCallProbeReference({0.02, 0.02})), 0.010, 1e-12);
 }
 
 TEST(InputDraw, SipHashMatchesTheReferenceVector) {

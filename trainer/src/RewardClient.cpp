@@ -1,5 +1,7 @@
 #include "cudaperf/trainer/RewardClient.h"
 
+#include "cudaperf/contracts/Utf8Text.h"
+
 #include <boost/asio/connect.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/beast/core.hpp>
@@ -41,37 +43,6 @@ const json::object *objectAt(const json::object *object, const char *key) {
     return nullptr;
   const auto *value = object->if_contains(key);
   return value ? value->if_object() : nullptr;
-}
-
-// A completion is bytes the policy chose: not always UTF-8, and JSON must be.
-// Each byte of an invalid sequence becomes U+FFFD.
-std::string validUtf8(const std::string &text) {
-  std::string out;
-  out.reserve(text.size());
-  for (std::size_t i = 0; i < text.size();) {
-    const auto c = static_cast<unsigned char>(text[i]);
-    std::size_t length = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xE ? 3 : (c >> 3) == 0x1E ? 4 : 0;
-    bool valid = length > 0 && i + length <= text.size();
-    for (std::size_t k = 1; valid && k < length; ++k)
-      valid = (static_cast<unsigned char>(text[i + k]) & 0xC0) == 0x80;
-    if (valid && length > 1) { // no overlong forms, surrogates or code points past U+10FFFF
-      std::uint32_t cp = c & (0x7F >> length);
-      for (std::size_t k = 1; k < length; ++k)
-        cp = (cp << 6) | (static_cast<unsigned char>(text[i + k]) & 0x3F);
-      valid = cp >= (length == 2   ? 0x80u
-                     : length == 3 ? 0x800u
-                                   : 0x10000u) &&
-              cp <= 0x10FFFF && !(cp >= 0xD800 && cp <= 0xDFFF);
-    }
-    if (valid) {
-      out.append(text, i, length);
-      i += length;
-    } else {
-      out += "\xEF\xBF\xBD";
-      ++i;
-    }
-  }
-  return out;
 }
 
 } // namespace
@@ -200,7 +171,7 @@ RewardAnswer RewardClient::run(const RewardRequest &request) {
   RewardAnswer answer;
   const double start = now();
   const std::string body = json::serialize(
-      json::object{{"task", request.task}, {"source", validUtf8(request.source)}, {"turn", request.turn}});
+      json::object{{"task", request.task}, {"source", contracts::validUtf8(request.source)}, {"turn", request.turn}});
   double backoff = 0.5;
   for (int attempt = 1; attempt <= options_.maxAttempts; ++attempt) {
     answer.attempts = attempt;
