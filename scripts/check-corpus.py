@@ -57,7 +57,7 @@ def main():
     parser.add_argument("folders", nargs="+")
     args = parser.parse_args()
     files = sorted(p for folder in args.folders for p in pathlib.Path(folder).rglob("*.cu"))
-    failures, kernels = 0, 0
+    failures = 0
     for path in files:
         problem = check(args, path)
         if problem:

@@ -8,9 +8,10 @@ import sys
 
 
 class DaemonProcess:
-    def __init__(self, build, tasks, work, *flags, stderr=None):
+    def __init__(self, build, tasks, work, *flags, stderr=None, binary=None):
+        """build: a build folder (its daemon/cudaperfd), or binary: that program itself (an installed one)."""
         os.makedirs(work, exist_ok=True)
-        self.binary = os.path.join(build, "daemon", "cudaperfd")
+        self.binary = binary or os.path.join(build, "daemon", "cudaperfd")
         self.db = os.path.join(work, "store.sqlite")
         self.command = [self.binary, "--listen", "127.0.0.1:0", "--tasks", tasks, "--db", self.db, "--cache",
                         os.path.join(work, "cache"), "--log-level", "warn", *flags]

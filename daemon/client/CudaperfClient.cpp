@@ -12,14 +12,16 @@
 // reached or answers 502, 503 or 504 (an evaluation is idempotent: the same
 // request is the same answer). Prints the JSON answer; exit status 0 on HTTP
 // 200, 1 otherwise, 2 on bad usage.
+#include "cudaperf/daemon/InstalledPaths.h"
+
 #include <boost/asio/connect.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
 #include <boost/json.hpp>
 
-#include <fstream>
 #include <cstdlib>
+#include <fstream>
 #include <iostream>
 #include <random>
 #include <sstream>
@@ -122,7 +124,8 @@ int main(int argc, char **argv) {
   if (!args.empty() && args[0] == "import-kernelbench") {
     // The importer runs the problems' PyTorch code: it is Python, this only finds it.
     const char *python = std::getenv("CUDAPERF_PYTHON") ? std::getenv("CUDAPERF_PYTHON") : "python3";
-    const std::string script = std::string(CUDAPERF_SCRIPTS_DIR) + "/kernelbench/import_kernelbench.py";
+    const std::string script =
+        cudaperf::sharedData("scripts", CUDAPERF_SCRIPTS_DIR) / "kernelbench" / "import_kernelbench.py";
     std::vector<char *> command = {const_cast<char *>(python), const_cast<char *>(script.c_str())};
     for (std::size_t i = 1; i < args.size(); ++i)
       command.push_back(args[i].data());

@@ -20,6 +20,7 @@
 #include "WorkerSession.h"
 #include "cudaperf/contracts/TaskSpec.h"
 #include "cudaperf/daemon/EntryCall.h"
+#include "cudaperf/daemon/InstalledPaths.h"
 #include "cudaperf/daemon/TaskData.h"
 
 #include <boost/json.hpp>
@@ -364,17 +365,11 @@ void writeAnswer(std::FILE *out, json::object answer, const std::string &nonce) 
   std::fflush(out);
 }
 
-std::filesystem::path besideThisProgram(const std::string &name) {
-  std::error_code error;
-  const auto self = std::filesystem::read_symlink("/proc/self/exe", error);
-  return error ? std::filesystem::path(name) : self.parent_path() / name;
-}
-
 } // namespace
 
 int main(int argc, char **argv) {
   Options options;
-  options.worker = besideThisProgram("cudaperf-worker");
+  options.worker = cudaperf::companionProgram("cudaperf-worker");
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     auto value = [&]() -> std::string { return i + 1 < argc ? argv[++i] : ""; };

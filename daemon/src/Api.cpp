@@ -50,15 +50,20 @@ std::optional<std::string> optionalString(const json::object &object, const char
   return std::string(value->get_string());
 }
 
-HttpResponse jsonResponse(const HttpRequest &request, http::status status, const json::value &body) {
+// An answer whose JSON text is ready (an identical request's, from memory or the store).
+HttpResponse serializedJsonResponse(const HttpRequest &request, http::status status, std::string body) {
   HttpResponse response{status, request.version()};
   response.set(http::field::content_type, "application/json");
   response.set(http::field::server, "cudaperfd");
   response.keep_alive(request.keep_alive());
-  // Valid UTF-8 whatever a text inside came from: one bad byte fails a strict client's whole parse.
-  response.body() = contracts::validUtf8(json::serialize(body));
+  response.body() = std::move(body);
   response.prepare_payload();
   return response;
+}
+
+HttpResponse jsonResponse(const HttpRequest &request, http::status status, const json::value &body) {
+  // Valid UTF-8 whatever a text inside came from: one bad byte fails a strict client's whole parse.
+  return serializedJsonResponse(request, status, contracts::validUtf8(json::serialize(body)));
 }
 
 json::value parseBody(const HttpRequest &request) {
@@ -349,13 +354,7 @@ void Api::evaluate(HttpRequest &&request, Respond respond, bool batch) {
   // Identical requests answered before: straight from memory or the store, on this thread.
   if (!batch)
     if (auto cached = evaluator_.cachedAnswer(items.front())) {
-      HttpResponse response{http::status::ok, request.version()};
-      response.set(http::field::content_type, "application/json");
-      response.set(http::field::server, "cudaperfd");
-      response.keep_alive(request.keep_alive());
-      response.body() = std::move(*cached);
-      response.prepare_payload();
-      respond(std::move(response));
+      respond(serializedJsonResponse(request, http::status::ok, std::move(*cached)));
       return;
     }
   const std::size_t capacity = evaluator_.config().queueCapacity;

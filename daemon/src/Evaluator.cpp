@@ -3,6 +3,7 @@
 #include "cudaperf/contracts/ContentKey.h"
 #include "cudaperf/contracts/ReportJson.h"
 #include "cudaperf/contracts/Utf8Text.h"
+#include "cudaperf/daemon/InstalledPaths.h"
 #include "cudaperf/daemon/PtxasFacts.h"
 
 #include <boost/asio/post.hpp>
@@ -134,11 +135,8 @@ void GpuQueue::serve() {
 
 namespace {
 
-std::filesystem::path besideThisProgram(const std::filesystem::path &configured, const char *name) {
-  if (!configured.empty())
-    return configured;
-  std::error_code error;
-  return std::filesystem::read_symlink("/proc/self/exe", error).parent_path() / name;
+std::filesystem::path configuredOrCompanion(const std::filesystem::path &configured, const char *name) {
+  return configured.empty() ? companionProgram(name) : configured;
 }
 
 // A seed nobody can predict, fresh for every evaluation.
@@ -155,9 +153,10 @@ Evaluator::Evaluator(DaemonConfig config, EvaluationStore &store, TaskCatalog &c
     : config_(std::move(config)), store_(store), catalog_(catalog), metrics_(metrics), compiler_(compiler),
       references_(config_.cacheDir / "reference-outputs"),
       cpuPool_(config_.cpuWorkers ? config_.cpuWorkers : std::max(1u, std::thread::hardware_concurrency())) {
-  const std::filesystem::path judge = besideThisProgram(config_.judge, "cudaperf-judge");
+  const std::filesystem::path judge = configuredOrCompanion(config_.judge, "cudaperf-judge");
   const std::filesystem::path worker = judge.parent_path() / "cudaperf-worker";
-  const std::filesystem::path analysisServer = besideThisProgram(config_.analysisServer, "cudaperf-analysis-server");
+  const std::filesystem::path analysisServer =
+      configuredOrCompanion(config_.analysisServer, "cudaperf-analysis-server");
   // The task folders are world-readable sources: hidden from the workers. The
   // reference outputs, the compiled references and the store are the
   // daemon's own (mode 0700 folders, a 0600 database), out of nobody's reach.

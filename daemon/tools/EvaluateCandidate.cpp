@@ -17,6 +17,7 @@
 // the reference cache (expected outputs, CPU baseline).
 // Exit status 0 when every evaluation was answered, 1 otherwise, 2 on bad usage.
 #include "cudaperf/contracts/TaskSpec.h"
+#include "cudaperf/daemon/InstalledPaths.h"
 #include "cudaperf/daemon/JudgeRun.h"
 #include "cudaperf/daemon/ReferenceOutputs.h"
 
@@ -32,12 +33,6 @@
 namespace json = boost::json;
 
 namespace {
-
-std::filesystem::path besideThisProgram(const std::string &name) {
-  std::error_code error;
-  const auto self = std::filesystem::read_symlink("/proc/self/exe", error);
-  return error ? std::filesystem::path(name) : self.parent_path() / name;
-}
 
 int usage(const std::string &problem) {
   std::cerr << "cudaperf-evaluate: " << problem
@@ -56,7 +51,7 @@ int main(int argc, char **argv) {
   std::vector<std::filesystem::path> libraries;
   cudaperf::JudgeJob job;
   cudaperf::JudgeOptions options;
-  options.judge = besideThisProgram("cudaperf-judge");
+  options.judge = cudaperf::companionProgram("cudaperf-judge");
   std::uint64_t seed = 1;
   bool freshSeeds = false;
   int repeat = 1;

@@ -3,8 +3,6 @@
 // counted, never taken as coalesced.
 #include "FeatureRule.h"
 
-#include <cstdio>
-
 namespace cudaperf::analysis {
 namespace {
 
