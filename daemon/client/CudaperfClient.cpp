@@ -12,6 +12,7 @@
 // reached or answers 502, 503 or 504 (an evaluation is idempotent: the same
 // request is the same answer). Prints the JSON answer; exit status 0 on HTTP
 // 200, 1 otherwise, 2 on bad usage.
+#include "cudaperf/contracts/TextFile.h"
 #include "cudaperf/daemon/InstalledPaths.h"
 
 #include <boost/asio/connect.hpp>
@@ -40,15 +41,6 @@ int usage() {
                "       cudaperf [--url http://HOST:PORT] tasks | health\n"
                "       cudaperf import-kernelbench DIR|FILE... --out TASKS_DIR [--memory device|host]\n";
   return 2;
-}
-
-std::string readFile(const std::string &path) {
-  std::ifstream stream(path);
-  if (!stream)
-    throw std::runtime_error("cannot read " + path);
-  std::stringstream text;
-  text << stream.rdbuf();
-  return text.str();
 }
 
 struct Answer {
@@ -164,10 +156,10 @@ int main(int argc, char **argv) {
       return usage();
     if (command == "analyze")
       return request(url, http::verb::post, "/v1/analyze",
-                     json::serialize(json::object{{"source", readFile(file)}, {"filename", file}, {"arch", arch}}));
+                     json::serialize(json::object{{"source", cudaperf::readTextFile(file)}, {"filename", file}, {"arch", arch}}));
     if (command == "eval" && !task.empty())
       return request(url, http::verb::post, "/v1/evaluate",
-                     json::serialize(json::object{{"task", task}, {"source", readFile(file)}, {"turn", turn}}));
+                     json::serialize(json::object{{"task", task}, {"source", cudaperf::readTextFile(file)}, {"turn", turn}}));
     return usage();
   } catch (const std::exception &error) {
     std::cerr << "cudaperf: " << error.what() << "\n";

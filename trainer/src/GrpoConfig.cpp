@@ -1,7 +1,7 @@
 #include "cudaperf/trainer/GrpoConfig.h"
 
 #include "cudaperf/trainer/ConfigFields.h"
-#include "cudaperf/trainer/TextFile.h"
+#include "cudaperf/contracts/TextFile.h"
 
 #include <stdexcept>
 

@@ -1,6 +1,6 @@
 #include "cudaperf/trainer/KernelPrompt.h"
 
-#include "cudaperf/trainer/TextFile.h"
+#include "cudaperf/contracts/TextFile.h"
 
 #include <fstream>
 #include <sstream>

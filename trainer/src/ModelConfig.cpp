@@ -1,6 +1,6 @@
 #include "cudaperf/trainer/ModelConfig.h"
 
-#include "cudaperf/trainer/TextFile.h"
+#include "cudaperf/contracts/TextFile.h"
 
 #include <boost/json.hpp>
 

@@ -8,7 +8,7 @@
 #include "cudaperf/trainer/PolicyModel.h"
 #include "cudaperf/trainer/Safetensors.h"
 #include "cudaperf/trainer/Sampler.h"
-#include "cudaperf/trainer/TextFile.h"
+#include "cudaperf/contracts/TextFile.h"
 #include "cudaperf/trainer/Tokenizer.h"
 
 #include <boost/json.hpp>
@@ -64,7 +64,7 @@ SamplingOptions samplingFlags(const Flags &flags, const trainer::ModelConfig &co
 }
 
 std::vector<std::vector<std::int64_t>> idListsFromFile(const std::string &path) {
-  json::value parsed = json::parse(trainer::readTextFile(path));
+  json::value parsed = json::parse(cudaperf::readTextFile(path));
   std::vector<std::vector<std::int64_t>> out;
   for (const auto &row : parsed.as_array()) {
     out.emplace_back();

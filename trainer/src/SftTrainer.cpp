@@ -3,7 +3,7 @@
 #include "cudaperf/trainer/ConfigFields.h"
 #include "cudaperf/trainer/DataOrder.h"
 #include "cudaperf/trainer/GrpoTrainer.h"
-#include "cudaperf/trainer/TextFile.h"
+#include "cudaperf/contracts/TextFile.h"
 #include "cudaperf/trainer/TrainingCheckpoint.h"
 
 #include <chrono>

@@ -1,6 +1,6 @@
 #include "cudaperf/trainer/Tokenizer.h"
 
-#include "cudaperf/trainer/TextFile.h"
+#include "cudaperf/contracts/TextFile.h"
 
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <pcre2.h>

@@ -1,7 +1,7 @@
 #include "cudaperf/trainer/TrainingCheckpoint.h"
 
 #include "cudaperf/trainer/Safetensors.h"
-#include "cudaperf/trainer/TextFile.h"
+#include "cudaperf/contracts/TextFile.h"
 
 #include <boost/json.hpp>
 

@@ -9,39 +9,38 @@
 namespace cudaperf::analysis {
 namespace {
 
-class AccessStrideRule : public FeatureRule {
+class AccessStrideRule : public KernelRule {
 public:
   const char *name() const override { return "index"; }
-  void apply(AnalysisContext &context, TranslationUnitReport &report) override {
-    auto &facts = context.facts();
-    for (std::size_t k = 0; k < facts.kernels.size(); ++k) {
-      for (const AccessFact &fact : facts.kernels[k].accesses) {
-        MemoryAccess access;
-        access.location = context.location(fact.loc);
-        access.space = fact.space;
-        access.kind = fact.kind;
-        access.variable = fact.variable;
-        access.expression = fact.expression;
-        access.accessBytes = fact.bytes;
-        access.loopDepth = fact.loopDepth;
-        access.weight = loopSiteWeight(fact.loopDepth);
-        access.vectorized = fact.vectorized;
-        access.readOnlyCache = fact.readOnlyCache;
-        access.warpCooperative = fact.warpCooperative;
-        if (fact.warpCooperative) {
-          // wmma tiles are loaded by the warp together, row by row.
-          access.strideClass = StrideClass::Constant;
-          access.stride = 1;
-          access.strideBytes = fact.bytes / 8;
-        } else {
-          const LaneStride stride = strideAcrossLanes(fact, facts.symbols);
-          access.strideClass = stride.strideClass;
-          access.stride = stride.elements;
-          access.strideBytes = stride.bytes;
-          access.strideExpr = stride.symbolic;
-        }
-        report.kernels[k].accesses.push_back(std::move(access));
+
+protected:
+  void applyToKernel(AnalysisContext &context, const KernelFacts &facts, KernelReport &kernel) override {
+    for (const AccessFact &fact : facts.accesses) {
+      MemoryAccess access;
+      access.location = context.location(fact.loc);
+      access.space = fact.space;
+      access.kind = fact.kind;
+      access.variable = fact.variable;
+      access.expression = fact.expression;
+      access.accessBytes = fact.bytes;
+      access.loopDepth = fact.loopDepth;
+      access.weight = loopSiteWeight(fact.loopDepth);
+      access.vectorized = fact.vectorized;
+      access.readOnlyCache = fact.readOnlyCache;
+      access.warpCooperative = fact.warpCooperative;
+      if (fact.warpCooperative) {
+        // wmma tiles are loaded by the warp together, row by row.
+        access.strideClass = StrideClass::Constant;
+        access.stride = 1;
+        access.strideBytes = fact.bytes / 8;
+      } else {
+        const LaneStride stride = strideAcrossLanes(fact, context.facts().symbols);
+        access.strideClass = stride.strideClass;
+        access.stride = stride.elements;
+        access.strideBytes = stride.bytes;
+        access.strideExpr = stride.symbolic;
       }
+      kernel.accesses.push_back(std::move(access));
     }
   }
 };

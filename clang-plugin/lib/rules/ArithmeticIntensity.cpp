@@ -9,22 +9,20 @@
 namespace cudaperf::analysis {
 namespace {
 
-class ArithmeticIntensityRule : public FeatureRule {
+class ArithmeticIntensityRule : public KernelRule {
 public:
   const char *name() const override { return "arithmetic-intensity"; }
-  void apply(AnalysisContext &context, TranslationUnitReport &report) override {
-    auto &facts = context.facts();
-    for (std::size_t k = 0; k < report.kernels.size(); ++k) {
-      const KernelFacts &kernelFacts = facts.kernels[k];
-      double bytes = 0;
-      for (const AccessFact &access : kernelFacts.accesses)
-        if (access.space == MemorySpace::Global)
-          bytes += static_cast<double>(access.bytes) * access.tripWeight;
-      FeatureVector &features = report.kernels[k].features;
-      features.ops = kernelFacts.weightedOps;
-      features.gmem = bytes;
-      features.ai = bytes > 0 ? features.ops / bytes : 0.0;
-    }
+
+protected:
+  void applyToKernel(AnalysisContext &, const KernelFacts &facts, KernelReport &kernel) override {
+    double bytes = 0;
+    for (const AccessFact &access : facts.accesses)
+      if (access.space == MemorySpace::Global)
+        bytes += static_cast<double>(access.bytes) * access.tripWeight;
+    FeatureVector &features = kernel.features;
+    features.ops = facts.weightedOps;
+    features.gmem = bytes;
+    features.ai = bytes > 0 ? features.ops / bytes : 0.0;
   }
 };
 

@@ -5,19 +5,17 @@
 namespace cudaperf::analysis {
 namespace {
 
-class AtomicsRule : public FeatureRule {
+class AtomicsRule : public KernelRule {
 public:
   const char *name() const override { return "atomics"; }
-  void apply(AnalysisContext &context, TranslationUnitReport &report) override {
-    auto &facts = context.facts();
-    for (std::size_t k = 0; k < report.kernels.size(); ++k) {
-      KernelReport &kernel = report.kernels[k];
-      for (const AtomicFact &fact : facts.kernels[k].atomics) {
-        kernel.atomics.push_back({context.location(fact.loc), fact.function, fact.space, fact.loopDepth});
-        kernel.extras.loopWeightedAtomics += fact.tripWeight;
-      }
-      kernel.features.atomics = static_cast<double>(kernel.atomics.size());
+
+protected:
+  void applyToKernel(AnalysisContext &context, const KernelFacts &facts, KernelReport &kernel) override {
+    for (const AtomicFact &fact : facts.atomics) {
+      kernel.atomics.push_back({context.location(fact.loc), fact.function, fact.space, fact.loopDepth});
+      kernel.extras.loopWeightedAtomics += fact.tripWeight;
     }
+    kernel.features.atomics = static_cast<double>(kernel.atomics.size());
   }
 };
 

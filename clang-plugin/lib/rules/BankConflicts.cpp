@@ -7,31 +7,25 @@
 namespace cudaperf::analysis {
 namespace {
 
-const std::size_t kIndex = *featureIndex("bank");
-
-class BankConflictRule : public FeatureRule {
+class BankConflictRule : public ExtendedFeatureRule {
 public:
+  BankConflictRule() : ExtendedFeatureRule("bank", false, 1.0) {}
   const char *name() const override { return "bank"; }
-  void apply(AnalysisContext &, TranslationUnitReport &report) override {
-    double fileSum = 0, fileWeight = 0;
-    bool fileUnknown = false;
-    for (KernelReport &kernel : report.kernels) {
-      double sum = 0, weight = 0;
-      bool unknown = false;
-      for (const MemoryAccess &access : kernel.accesses) {
-        if (access.space != MemorySpace::Shared)
-          continue;
-        if (!access.bankConflictWays) {
-          unknown = true;
-          continue;
-        }
-        sum += *access.bankConflictWays * access.weight;
-        weight += access.weight;
+
+protected:
+  FeatureParts measure(const KernelReport &kernel) const override {
+    FeatureParts parts;
+    for (const MemoryAccess &access : kernel.accesses) {
+      if (access.space != MemorySpace::Shared)
+        continue;
+      if (!access.bankConflictWays) {
+        parts.unknown = true;
+        continue;
       }
-      setExtended(kernel.features, kIndex, weight > 0 ? sum / weight : 1.0, unknown && weight == 0);
-      fileSum += sum, fileWeight += weight, fileUnknown |= unknown && weight == 0;
+      parts.sum += *access.bankConflictWays * access.weight;
+      parts.weight += access.weight;
     }
-    setExtended(report.features, kIndex, fileWeight > 0 ? fileSum / fileWeight : 1.0, fileUnknown && fileWeight == 0);
+    return parts;
   }
 };
 

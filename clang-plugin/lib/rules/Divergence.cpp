@@ -18,29 +18,27 @@ BranchClass classify(const BranchFact &fact) {
   return BranchClass::LaneDivergent;
 }
 
-class DivergenceRule : public FeatureRule {
+class DivergenceRule : public KernelRule {
 public:
   const char *name() const override { return "divergence"; }
-  void apply(AnalysisContext &context, TranslationUnitReport &report) override {
-    auto &facts = context.facts();
-    for (std::size_t k = 0; k < report.kernels.size(); ++k) {
-      KernelReport &kernel = report.kernels[k];
-      double divergent = 0, total = 0;
-      for (const BranchFact &fact : facts.kernels[k].branches) {
-        Branch branch;
-        branch.location = context.location(fact.loc);
-        branch.kind = fact.kind;
-        branch.branchClass = classify(fact);
-        branch.condition = fact.condition;
-        branch.loopDepth = fact.loopDepth;
-        branch.weight = loopSiteWeight(fact.loopDepth);
-        total += branch.weight;
-        if (branch.branchClass == BranchClass::LaneDivergent)
-          divergent += branch.weight;
-        kernel.branches.push_back(std::move(branch));
-      }
-      kernel.features.div = total > 0 ? divergent / total : 0.0;
+
+protected:
+  void applyToKernel(AnalysisContext &context, const KernelFacts &facts, KernelReport &kernel) override {
+    double divergent = 0, total = 0;
+    for (const BranchFact &fact : facts.branches) {
+      Branch branch;
+      branch.location = context.location(fact.loc);
+      branch.kind = fact.kind;
+      branch.branchClass = classify(fact);
+      branch.condition = fact.condition;
+      branch.loopDepth = fact.loopDepth;
+      branch.weight = loopSiteWeight(fact.loopDepth);
+      total += branch.weight;
+      if (branch.branchClass == BranchClass::LaneDivergent)
+        divergent += branch.weight;
+      kernel.branches.push_back(std::move(branch));
     }
+    kernel.features.div = total > 0 ? divergent / total : 0.0;
   }
 };
 

@@ -6,27 +6,25 @@
 namespace cudaperf::analysis {
 namespace {
 
-class ExtrasRule : public FeatureRule {
+class ExtrasRule : public KernelRule {
 public:
   const char *name() const override { return "extras"; }
-  void apply(AnalysisContext &context, TranslationUnitReport &report) override {
-    auto &facts = context.facts();
-    for (std::size_t k = 0; k < report.kernels.size(); ++k) {
-      const KernelFacts &kernelFacts = facts.kernels[k];
-      Extras &extras = report.kernels[k].extras;
-      for (const MemoryAccess &access : report.kernels[k].accesses) {
-        extras.vectorizedAccesses += access.vectorized ? 1 : 0;
-        extras.ldg += access.readOnlyCache ? 1 : 0;
-      }
-      extras.restrictPointers = kernelFacts.restrictPointers;
-      extras.warpShuffles = kernelFacts.warpShuffles;
-      extras.tensorCoreOps = kernelFacts.tensorCoreOps;
-      extras.gridStrideLoops = kernelFacts.gridStrideLoops;
-      extras.unrollPragmas = kernelFacts.unrollPragmas;
-      extras.halfArithmetic = kernelFacts.halfOps;
-      extras.bf16Arithmetic = kernelFacts.bf16Ops;
-      extras.constantLoads = kernelFacts.constantLoads;
+
+protected:
+  void applyToKernel(AnalysisContext &, const KernelFacts &facts, KernelReport &kernel) override {
+    Extras &extras = kernel.extras;
+    for (const MemoryAccess &access : kernel.accesses) {
+      extras.vectorizedAccesses += access.vectorized ? 1 : 0;
+      extras.ldg += access.readOnlyCache ? 1 : 0;
     }
+    extras.restrictPointers = facts.restrictPointers;
+    extras.warpShuffles = facts.warpShuffles;
+    extras.tensorCoreOps = facts.tensorCoreOps;
+    extras.gridStrideLoops = facts.gridStrideLoops;
+    extras.unrollPragmas = facts.unrollPragmas;
+    extras.halfArithmetic = facts.halfOps;
+    extras.bf16Arithmetic = facts.bf16Ops;
+    extras.constantLoads = facts.constantLoads;
   }
 };
 

@@ -5,18 +5,14 @@
 namespace cudaperf::analysis {
 namespace {
 
-const std::size_t kIndex = *featureIndex("grid_stride");
-
-class GridStrideRule : public FeatureRule {
+class GridStrideRule : public ExtendedFeatureRule {
 public:
+  GridStrideRule() : ExtendedFeatureRule("grid_stride", true) {}
   const char *name() const override { return "grid_stride"; }
-  void apply(AnalysisContext &, TranslationUnitReport &report) override {
-    double total = 0;
-    for (KernelReport &kernel : report.kernels) {
-      setExtended(kernel.features, kIndex, kernel.extras.gridStrideLoops, false);
-      total += kernel.extras.gridStrideLoops;
-    }
-    setExtended(report.features, kIndex, total, false);
+
+protected:
+  FeatureParts measure(const KernelReport &kernel) const override {
+    return {static_cast<double>(kernel.extras.gridStrideLoops), 1};
   }
 };
 

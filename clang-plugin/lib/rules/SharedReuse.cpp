@@ -7,27 +7,23 @@
 namespace cudaperf::analysis {
 namespace {
 
-const std::size_t kIndex = *featureIndex("reuse");
-
-class SharedReuseRule : public FeatureRule {
+class SharedReuseRule : public ExtendedFeatureRule {
 public:
+  SharedReuseRule() : ExtendedFeatureRule("reuse") {}
   const char *name() const override { return "reuse"; }
-  void apply(AnalysisContext &, TranslationUnitReport &report) override {
-    double fileShared = 0, fileGlobal = 0;
-    for (KernelReport &kernel : report.kernels) {
-      double shared = 0, global = 0;
-      for (const MemoryAccess &access : kernel.accesses) {
-        if (access.kind != AccessKind::Load)
-          continue;
-        if (access.space == MemorySpace::Shared)
-          shared += access.weight;
-        else if (access.space == MemorySpace::Global)
-          global += access.weight;
-      }
-      setExtended(kernel.features, kIndex, global > 0 ? shared / global : 0.0, false);
-      fileShared += shared, fileGlobal += global;
+
+protected:
+  FeatureParts measure(const KernelReport &kernel) const override {
+    FeatureParts parts; // sum: shared loads, weight: global loads
+    for (const MemoryAccess &access : kernel.accesses) {
+      if (access.kind != AccessKind::Load)
+        continue;
+      if (access.space == MemorySpace::Shared)
+        parts.sum += access.weight;
+      else if (access.space == MemorySpace::Global)
+        parts.weight += access.weight;
     }
-    setExtended(report.features, kIndex, fileGlobal > 0 ? fileShared / fileGlobal : 0.0, false);
+    return parts;
   }
 };
 

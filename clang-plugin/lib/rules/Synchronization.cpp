@@ -7,29 +7,27 @@
 namespace cudaperf::analysis {
 namespace {
 
-class SynchronizationRule : public FeatureRule {
+class SynchronizationRule : public KernelRule {
 public:
   const char *name() const override { return "sync"; }
-  void apply(AnalysisContext &context, TranslationUnitReport &report) override {
-    auto &facts = context.facts();
-    for (std::size_t k = 0; k < report.kernels.size(); ++k) {
-      KernelReport &kernel = report.kernels[k];
-      for (const SyncFact &fact : facts.kernels[k].syncs) {
-        const bool divergent = fact.underThreadDependentCondition || fact.afterThreadDependentExit;
-        kernel.syncs.push_back({context.location(fact.loc), fact.function, divergent, fact.loopDepth});
-        kernel.extras.loopWeightedSync += fact.tripWeight;
-        // __syncwarp with a mask is designed for divergent code; block barriers are not.
-        if (divergent && fact.function != "__syncwarp")
-          context.warn(
-              fact.loc, name(),
-              fact.underThreadDependentCondition
-                  ? "barrier " + fact.function +
-                        " under a thread-dependent condition: threads that skip it deadlock or corrupt the block"
-                  : "barrier " + fact.function + " after a thread-dependent return: exited threads never reach it",
-              kernel.diagnostics);
-      }
-      kernel.features.sync = static_cast<double>(kernel.syncs.size());
+
+protected:
+  void applyToKernel(AnalysisContext &context, const KernelFacts &facts, KernelReport &kernel) override {
+    for (const SyncFact &fact : facts.syncs) {
+      const bool divergent = fact.underThreadDependentCondition || fact.afterThreadDependentExit;
+      kernel.syncs.push_back({context.location(fact.loc), fact.function, divergent, fact.loopDepth});
+      kernel.extras.loopWeightedSync += fact.tripWeight;
+      // __syncwarp with a mask is designed for divergent code; block barriers are not.
+      if (divergent && fact.function != "__syncwarp")
+        context.warn(fact.loc, name(),
+                     fact.underThreadDependentCondition
+                         ? "barrier " + fact.function +
+                               " under a thread-dependent condition: threads that skip it deadlock or corrupt the block"
+                         : "barrier " + fact.function +
+                               " after a thread-dependent return: exited threads never reach it",
+                     kernel.diagnostics);
     }
+    kernel.features.sync = static_cast<double>(kernel.syncs.size());
   }
 };
 

@@ -6,24 +6,20 @@
 namespace cudaperf::analysis {
 namespace {
 
-const std::size_t kIndex = *featureIndex("vec");
-
-class VectorWidthRule : public FeatureRule {
+class VectorWidthRule : public ExtendedFeatureRule {
 public:
+  VectorWidthRule() : ExtendedFeatureRule("vec") {}
   const char *name() const override { return "vec"; }
-  void apply(AnalysisContext &, TranslationUnitReport &report) override {
-    double fileSum = 0, fileWeight = 0;
-    for (KernelReport &kernel : report.kernels) {
-      double sum = 0, weight = 0;
-      for (const MemoryAccess &access : kernel.accesses)
-        if (access.space == MemorySpace::Global && access.kind != AccessKind::Atomic) {
-          sum += access.accessBytes * access.weight;
-          weight += access.weight;
-        }
-      setExtended(kernel.features, kIndex, weight > 0 ? sum / weight : 0.0, false);
-      fileSum += sum, fileWeight += weight;
-    }
-    setExtended(report.features, kIndex, fileWeight > 0 ? fileSum / fileWeight : 0.0, false);
+
+protected:
+  FeatureParts measure(const KernelReport &kernel) const override {
+    FeatureParts parts;
+    for (const MemoryAccess &access : kernel.accesses)
+      if (access.space == MemorySpace::Global && access.kind != AccessKind::Atomic) {
+        parts.sum += access.accessBytes * access.weight;
+        parts.weight += access.weight;
+      }
+    return parts;
   }
 };
 

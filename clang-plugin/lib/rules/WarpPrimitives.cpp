@@ -5,18 +5,14 @@
 namespace cudaperf::analysis {
 namespace {
 
-const std::size_t kIndex = *featureIndex("warp");
-
-class WarpPrimitiveRule : public FeatureRule {
+class WarpPrimitiveRule : public ExtendedFeatureRule {
 public:
+  WarpPrimitiveRule() : ExtendedFeatureRule("warp", true) {}
   const char *name() const override { return "warp"; }
-  void apply(AnalysisContext &, TranslationUnitReport &report) override {
-    double total = 0;
-    for (KernelReport &kernel : report.kernels) {
-      setExtended(kernel.features, kIndex, kernel.extras.warpShuffles, false);
-      total += kernel.extras.warpShuffles;
-    }
-    setExtended(report.features, kIndex, total, false);
+
+protected:
+  FeatureParts measure(const KernelReport &kernel) const override {
+    return {static_cast<double>(kernel.extras.warpShuffles), 1};
   }
 };
 

@@ -1,10 +1,10 @@
-#include "cudaperf/trainer/TextFile.h"
+#include "cudaperf/contracts/TextFile.h"
 
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
 
-namespace cudaperf::trainer {
+namespace cudaperf {
 
 std::string readTextFile(const std::string &path) {
   std::ifstream in(path, std::ios::binary);
@@ -15,4 +15,4 @@ std::string readTextFile(const std::string &path) {
   return text.str();
 }
 
-} // namespace cudaperf::trainer
+} // namespace cudaperf
