@@ -4,7 +4,6 @@ import http.client
 import json
 import os
 import subprocess
-import sys
 
 
 class DaemonProcess:
@@ -15,10 +14,13 @@ class DaemonProcess:
         self.db = os.path.join(work, "store.sqlite")
         self.command = [self.binary, "--listen", "127.0.0.1:0", "--tasks", tasks, "--db", self.db, "--cache",
                         os.path.join(work, "cache"), "--log-level", "warn", *flags]
+        # stderr goes where the caller's goes (a pipe nobody drains could fill and stall the daemon).
         self.process = subprocess.Popen(self.command, stdout=subprocess.PIPE, stderr=stderr, text=True)
         line = self.process.stdout.readline()  # "cudaperfd listening on HOST:PORT"
         if "listening on" not in line:
-            sys.exit("cudaperfd did not start: %s" % " ".join(self.command))
+            self.process.kill()
+            self.process.wait()
+            raise RuntimeError("cudaperfd did not start (%r): %s" % (line, " ".join(self.command)))
         self.port = int(line.rsplit(":", 1)[1])
 
     def call(self, method, path, body=None, timeout=7200):

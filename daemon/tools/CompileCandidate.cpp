@@ -6,38 +6,33 @@
 // --task takes the allowed libraries from the task's task.json. Prints one
 // JSON object; exit status 0 when the library is usable, 1 when not, 2 on bad usage.
 #include "cudaperf/contracts/TaskSpec.h"
+#include "cudaperf/contracts/TextFile.h"
 #include "cudaperf/daemon/CandidateCompiler.h"
+#include "cudaperf/daemon/ToolArguments.h"
 
 #include <boost/json.hpp>
 
-#include <fstream>
 #include <iostream>
-#include <sstream>
 
 int main(int argc, char **argv) {
   cudaperf::CompileOptions options;
   std::vector<std::string> allowed;
   std::string source;
   try {
-    for (int i = 1; i < argc; ++i) {
-      const std::string arg = argv[i];
-      auto next = [&]() -> std::string {
-        if (i + 1 >= argc)
-          throw std::invalid_argument(arg + " needs a value");
-        return argv[++i];
-      };
+    for (cudaperf::ToolArguments args(argc, argv); args.next();) {
+      const std::string &arg = args.arg();
       if (arg == "--cache")
-        options.cacheDirectory = next();
+        options.cacheDirectory = args.value();
       else if (arg == "--nvcc")
-        options.nvcc = next();
+        options.nvcc = args.value();
       else if (arg == "--arch")
-        options.arch = next();
+        options.arch = args.value();
       else if (arg == "--task")
-        allowed = cudaperf::loadTask(next()).allowedLibraries;
-      else if (source.empty() && arg.rfind("--", 0) != 0)
+        allowed = cudaperf::loadTask(args.value()).allowedLibraries;
+      else if (source.empty() && !args.isFlag())
         source = arg;
       else
-        throw std::invalid_argument("unknown argument " + arg);
+        args.unknown();
     }
     if (options.cacheDirectory.empty() || source.empty())
       throw std::invalid_argument("--cache DIR and a source file are required");
@@ -46,16 +41,16 @@ int main(int argc, char **argv) {
               << "\nusage: cudaperf-compile --cache DIR [--nvcc PATH] [--arch sm_90] [--task DIR] FILE.cu\n";
     return 2;
   }
-  std::ifstream file(source);
-  if (!file) {
-    std::cerr << "cudaperf-compile: cannot read " << source << "\n";
+  std::string text;
+  try {
+    text = cudaperf::readTextFile(source);
+  } catch (const std::exception &error) {
+    std::cerr << "cudaperf-compile: " << error.what() << "\n";
     return 2;
   }
-  std::stringstream text;
-  text << file.rdbuf();
 
   cudaperf::CandidateCompiler compiler(options);
-  const auto result = compiler.compile(text.str(), allowed);
+  const auto result = compiler.compile(text, allowed);
   boost::json::array forbidden;
   for (const auto &symbol : result.forbidden)
     forbidden.push_back(boost::json::value(symbol));

@@ -20,6 +20,7 @@
 #include "cudaperf/daemon/InstalledPaths.h"
 #include "cudaperf/daemon/JudgeRun.h"
 #include "cudaperf/daemon/ReferenceOutputs.h"
+#include "cudaperf/daemon/ToolArguments.h"
 
 #include <boost/json.hpp>
 
@@ -57,13 +58,9 @@ int main(int argc, char **argv) {
   int repeat = 1;
   bool prepareOnly = false;
   try {
-    for (int i = 1; i < argc; ++i) {
-      const std::string arg = argv[i];
-      auto next = [&]() -> std::string {
-        if (i + 1 >= argc)
-          throw std::invalid_argument(arg + " needs a value");
-        return argv[++i];
-      };
+    for (cudaperf::ToolArguments args(argc, argv); args.next();) {
+      const std::string &arg = args.arg();
+      auto next = [&] { return args.value(); };
       if (arg == "--task")
         taskDir = next();
       else if (arg == "--candidate")
@@ -104,7 +101,7 @@ int main(int argc, char **argv) {
       else if (arg == "--insecure-no-isolation")
         options.requireIsolation = false;
       else
-        throw std::invalid_argument("unknown argument " + arg);
+        args.unknown();
     }
     if (taskDir.empty() || reference.empty() || (libraries.empty() && !prepareOnly))
       throw std::invalid_argument("--task, --reference and at least one --candidate (or --prepare) are required");

@@ -27,22 +27,19 @@ import http.client
 CUDAPERFD, TASKS = sys.argv[1], sys.argv[2]
 CLIENT = sys.argv[3] if len(sys.argv) > 3 else None
 TRAINER = sys.argv[4] if len(sys.argv) > 4 else None  # cudaperf-train, where it is built
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "scripts"))
+from daemon_process import DaemonProcess  # noqa: E402
 BUNDLED_RANKER = os.path.join(TASKS, "data", "ranker.json")
 NAIVE = open(os.path.join(TASKS, "vector_add", "variants", "naive.cu")).read()
 FEATURE_KEYS = ["coal", "ai", "occ", "div", "xfer", "atomics", "sync", "kernels", "tpb", "gmem", "ops"]
 
 
-class Daemon:
+class Daemon(DaemonProcess):
+    """The scripts' launcher (no GPU), plus raw requests and the response object."""
+
     def __init__(self, workdir, *flags):
+        super().__init__(None, TASKS, workdir, "--gpus", "", *flags, binary=CUDAPERFD)
         self.workdir = workdir
-        self.db = os.path.join(workdir, "store.sqlite")
-        args = [CUDAPERFD, "--listen", "127.0.0.1:0", "--tasks", TASKS, "--db", self.db,
-                "--cache", os.path.join(workdir, "cache"), "--gpus", "", "--log-level", "warn", *flags]
-        self.process = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        line = self.process.stdout.readline()
-        if "listening on" not in line:
-            raise RuntimeError("cudaperfd did not start: %s %s" % (line, self.process.stderr.read()))
-        self.port = int(line.rsplit(":", 1)[1])
 
     def request(self, method, path, body=None, raw=None, timeout=120):
         connection = http.client.HTTPConnection("127.0.0.1", self.port, timeout=timeout)
@@ -62,7 +59,6 @@ class Daemon:
             self.process.send_signal(sig)
             self.process.wait(timeout=60)
         self.process.stdout.close()
-        self.process.stderr.close()
 
 
 def variant(tag):
@@ -141,7 +137,9 @@ class DaemonTest(unittest.TestCase):
         self.assertIn("no GPU", first["feedback"])
         self.assertFalse(first["cached"])
         self.assertIsNone(first["reward"]["r_ver"])
-        if "vector" in first["features"]:
+        analysis, _, _ = self.daemon.request("POST", "/v1/analyze", {"source": NAIVE})
+        if analysis != 503:  # built with the analysis library: the vector is always there
+            self.assertIn("vector", first["features"])
             self.assertEqual(sorted(first["features"]["vector"]),
                              sorted(["coal", "ai", "occ", "div", "xfer", "atomics", "sync", "kernels", "tpb",
                                      "gmem", "ops"]))
@@ -304,7 +302,12 @@ class DaemonTest(unittest.TestCase):
         self.assertEqual(len(rewards), 2)
         self.assertEqual(rewards[1], -3.0)  # does not compile
         score = verl_compute_score.compute_score("cudaperf", completion, "vector_add", {"task": "vector_add"})
-        self.assertIn("score", score)
+        # No GPU here: no_gpu, unscored; the score is the daemon's own total for that source.
+        status, direct, _ = self.daemon.request("POST", "/v1/evaluate", {
+            "task": "vector_add", "source": verl_compute_score.extract_code(completion)})
+        self.assertEqual(direct["status"], "no_gpu")
+        self.assertEqual(score["score"], direct["reward"]["total"])
+        self.assertEqual((score["passed"], score["r_ver"]), (0.0, 0.0))
         batch = verl_compute_score.compute_score_batch(["d"] * 2, [completion, "x"], ["vector_add"] * 2, [{}, {}])
         self.assertEqual(batch[1]["score"], -3.0)
 
@@ -427,7 +430,9 @@ class DurabilityTest(unittest.TestCase):
             for t in singles:
                 t.start()
                 time.sleep(0.4)
+            waited = time.time()
             while len(answered) < 2:
+                self.assertLess(time.time() - waited, 300, "two single evaluations never answered")
                 time.sleep(0.1)
             daemon.process.kill()  # kill -9, mid-batch
             daemon.process.wait()
