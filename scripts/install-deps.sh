@@ -10,7 +10,7 @@ packages=(
   libspdlog-dev libsqlite3-dev
   libtorch-dev
   libpcre2-dev libicu-dev gnuplot-nox
-  libgtest-dev libbenchmark-dev wrk
+  libgtest-dev wrk
   nginx-light python3-torch
 )
 

@@ -1,5 +1,7 @@
 #include "cudaperf/contracts/Ranker.h"
 
+#include "cudaperf/contracts/JsonFieldReader.h"
+
 #include <boost/json.hpp>
 
 #include <algorithm>
@@ -14,33 +16,18 @@ namespace json = boost::json;
 
 namespace {
 
-[[noreturn]] void fail(const std::string &field, const std::string &why) {
+const JsonFieldReader kReader([](const std::string &field, const std::string &why) {
   throw std::invalid_argument("ranker: field " + field + ": " + why);
-}
+});
 
-double finite(const json::value &value, const std::string &field) {
-  if (!value.is_number())
-    fail(field, "expected a number");
-  const double number = value.to_number<double>();
-  if (!std::isfinite(number))
-    fail(field, "not finite");
-  return number;
-}
+[[noreturn]] void fail(const std::string &field, const std::string &why) { kReader.fail(field, why); }
 
 std::vector<double> numbers(const json::value &value, const std::string &field) {
-  if (!value.is_array())
-    fail(field, "expected an array");
-  std::vector<double> out;
-  for (std::size_t i = 0; i < value.get_array().size(); ++i)
-    out.push_back(finite(value.get_array()[i], field + "[" + std::to_string(i) + "]"));
-  return out;
+  return kReader.finiteNumbers(value, field);
 }
 
 const json::value &member(const json::object &object, const char *key, const std::string &field) {
-  const auto *value = object.if_contains(key);
-  if (!value)
-    fail(field.empty() ? key : field + "." + key, "missing");
-  return *value;
+  return kReader.required(object, key, field);
 }
 
 } // namespace

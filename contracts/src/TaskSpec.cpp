@@ -1,5 +1,7 @@
 #include "cudaperf/contracts/TaskSpec.h"
 
+#include "cudaperf/contracts/JsonFieldReader.h"
+
 #include <boost/json.hpp>
 
 #include <algorithm>
@@ -22,64 +24,13 @@ const std::vector<std::string> &knownLibraries() {
 namespace {
 
 // Validation context: every error names the task, the file and the field.
-class TaskReader {
+class TaskReader : public JsonFieldReader {
 public:
-  TaskReader(std::string task, std::filesystem::path file) : task_(std::move(task)), file_(std::move(file)) {}
-
-  [[noreturn]] void fail(const std::string &field, const std::string &why) const {
-    throw TaskError("task '" + task_ + "' (" + file_.string() + "): " + (field.empty() ? "" : "field " + field + ": ") +
-                    why);
-  }
-
-  const json::object &object(const json::value &value, const std::string &field) const {
-    if (!value.is_object())
-      fail(field, "expected an object");
-    return value.get_object();
-  }
-  const json::value &required(const json::object &object, const std::string &key, const std::string &field) const {
-    const json::value *value = object.if_contains(key);
-    if (!value)
-      fail(field.empty() ? key : field + "." + key, "missing");
-    return *value;
-  }
-  std::string string(const json::value &value, const std::string &field) const {
-    if (!value.is_string())
-      fail(field, "expected a string");
-    return std::string(value.get_string());
-  }
-  double number(const json::value &value, const std::string &field) const {
-    if (!value.is_number())
-      fail(field, "expected a number");
-    return value.to_number<double>();
-  }
-  std::int64_t integer(const json::value &value, const std::string &field) const {
-    if (value.is_int64())
-      return value.get_int64();
-    if (value.is_uint64() && value.get_uint64() <= static_cast<std::uint64_t>(INT64_MAX))
-      return static_cast<std::int64_t>(value.get_uint64());
-    fail(field, "expected an integer");
-  }
-  const json::array &array(const json::value &value, const std::string &field) const {
-    if (!value.is_array())
-      fail(field, "expected an array");
-    return value.get_array();
-  }
-  template <class Enum>
-  Enum choice(const json::value &value, const std::string &field,
-              const std::vector<std::pair<const char *, Enum>> &choices) const {
-    const std::string text = string(value, field);
-    std::string names;
-    for (const auto &[name, result] : choices) {
-      if (text == name)
-        return result;
-      names += (names.empty() ? "" : ", ") + std::string(name);
-    }
-    fail(field, "expected one of " + names + ", got '" + text + "'");
-  }
-
-private:
-  std::string task_;
-  std::filesystem::path file_;
+  TaskReader(std::string task, std::filesystem::path file)
+      : JsonFieldReader([task, file](const std::string &field, const std::string &why) {
+          throw TaskError("task '" + task + "' (" + file.string() +
+                          "): " + (field.empty() ? "" : "field " + field + ": ") + why);
+        }) {}
 };
 
 const std::vector<std::pair<const char *, ElementType>> kTypes = {

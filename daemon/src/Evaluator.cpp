@@ -5,6 +5,7 @@
 #include "cudaperf/contracts/Utf8Text.h"
 #include "cudaperf/daemon/InstalledPaths.h"
 #include "cudaperf/daemon/PtxasFacts.h"
+#include "cudaperf/daemon/RewardAssembly.h"
 
 #include <boost/asio/post.hpp>
 #include <boost/json.hpp>
@@ -559,38 +560,10 @@ json::object Evaluator::compute(const EvaluationRequest &request, const Prepared
     profile["worker_start_seconds"] = numberOr(sandboxRun, "start_wait_seconds", 0);
     profile["correctness_seconds"] = numberOr(objectAt(result, "correctness"), "seconds", 0);
     profile["timing_seconds"] = numberOr(objectAt(result, "timing"), "seconds", 0);
-    const json::object *correctness = objectAt(result, "correctness");
-    outcome.testsPassed = static_cast<int>(numberOr(correctness, "passed", 0));
-    outcome.testsTotal = static_cast<int>(numberOr(correctness, "total", 0));
-    if (json::object *timing = result.contains("timing") ? result["timing"].if_object() : nullptr) {
-      const char *which = config_.reward.baseline == SpeedupBaseline::Cpu ? "speedup_cpu" : "speedup_gpu";
-      if (const auto *speedup = timing->if_contains(which); speedup && speedup->is_number()) {
-        outcome.speedup = speedup->to_number<double>();
-        (*timing)["speedup"] = *outcome.speedup;
-        (*timing)["baseline"] = config_.reward.baseline == SpeedupBaseline::Cpu ? "cpu" : "gpu";
-      }
-      outcome.cv = numberOr(timing, "cv", 0);
-    }
-    // A rejected or broken run earns no correctness credit.
-    if (result.at("status") != "ok" && result.at("status") != "wrong_answer")
-      outcome.testsPassed = 0, outcome.testsTotal = std::max(outcome.testsTotal, 1);
+    outcome = judgedOutcome(result, config_.reward);
   }
   const std::string status(result.at("status").as_string());
-  json::object reward;
-  if (status == "no_gpu" || status == "harness_error" || status == "bad_task") {
-    reward["r_ver"] = nullptr; // nothing was verified, and nothing of it is the candidate's doing
-  } else {
-    if (status == "rejected")
-      outcome.compiled = false; // a hack is scored like a failed compile
-    const VerifiableReward rVer = verifiableReward(outcome, config_.reward);
-    reward["r_ver"] =
-        json::object{{"total", rVer.total}, {"compile", rVer.compile},   {"correctness", rVer.correctness},
-                     {"speed", rVer.speed}, {"variance", rVer.variance}, {"all_passed", rVer.allPassed}};
-  }
-  reward["r_str"] = rStr ? json::value(*rStr) : json::value(nullptr);
-  reward["lambda_str"] = config_.reward.lambdaStr;
-  const double rVerTotal = reward["r_ver"].is_object() ? reward["r_ver"].as_object()["total"].as_double() : 0.0;
-  reward["total"] = combinedReward(rVerTotal, rStr.value_or(0.0), config_.reward);
+  const json::object reward = assembleReward(status, outcome, rStr, config_.reward);
   result["reward"] = reward;
   result["key"] = key;
   result["feedback"] = feedbackText(result);
@@ -599,7 +572,7 @@ json::object Evaluator::compute(const EvaluationRequest &request, const Prepared
   result["profile"] = std::move(profile);
   metrics_.observePhase("evaluate", secondsSince(began));
   spdlog::info("evaluate task={} status={} r_total={:.3f} seconds={:.2f}", request.task, status,
-               reward["total"].as_double(), secondsSince(began));
+               reward.at("total").as_double(), secondsSince(began));
   return result;
 }
 
