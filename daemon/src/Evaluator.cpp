@@ -1,6 +1,7 @@
 #include "cudaperf/daemon/Evaluator.h"
 
 #include "cudaperf/contracts/ContentKey.h"
+#include "cudaperf/contracts/JsonAccess.h"
 #include "cudaperf/contracts/ReportJson.h"
 #include "cudaperf/contracts/Utf8Text.h"
 #include "cudaperf/daemon/InstalledPaths.h"
@@ -28,18 +29,6 @@ using Clock = std::chrono::steady_clock;
 namespace {
 
 double secondsSince(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
-
-const json::object *objectAt(const json::object &object, const char *key) {
-  const auto *value = object.if_contains(key);
-  return value ? value->if_object() : nullptr;
-}
-
-double numberOr(const json::object *object, const char *key, double fallback) {
-  if (!object)
-    return fallback;
-  const auto *value = object->if_contains(key);
-  return value && value->is_number() ? value->to_number<double>() : fallback;
-}
 
 } // namespace
 

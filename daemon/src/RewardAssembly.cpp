@@ -1,31 +1,19 @@
 #include "cudaperf/daemon/RewardAssembly.h"
 
+#include "cudaperf/contracts/JsonAccess.h"
+
 #include <algorithm>
 
 namespace cudaperf {
 
 namespace json = boost::json;
 
-namespace {
-
-const json::object *objectIn(const json::object &object, const char *key) {
-  const auto *value = object.if_contains(key);
-  return value ? value->if_object() : nullptr;
-}
-
-double numberIn(const json::object *object, const char *key, double fallback) {
-  const auto *value = object ? object->if_contains(key) : nullptr;
-  return value && value->is_number() ? value->to_number<double>() : fallback;
-}
-
-} // namespace
-
 VerifiableOutcome judgedOutcome(json::object &result, const RewardConfig &config) {
   VerifiableOutcome outcome;
   outcome.compiled = true;
-  const json::object *correctness = objectIn(result, "correctness");
-  outcome.testsPassed = static_cast<int>(numberIn(correctness, "passed", 0));
-  outcome.testsTotal = static_cast<int>(numberIn(correctness, "total", 0));
+  const json::object *correctness = objectAt(result, "correctness");
+  outcome.testsPassed = static_cast<int>(numberOr(correctness, "passed", 0));
+  outcome.testsTotal = static_cast<int>(numberOr(correctness, "total", 0));
   if (json::object *timing = result.contains("timing") ? result["timing"].if_object() : nullptr) {
     const bool cpu = config.baseline == SpeedupBaseline::Cpu;
     if (const auto *speedup = timing->if_contains(cpu ? "speedup_cpu" : "speedup_gpu");
@@ -34,7 +22,7 @@ VerifiableOutcome judgedOutcome(json::object &result, const RewardConfig &config
       (*timing)["speedup"] = *outcome.speedup;
       (*timing)["baseline"] = cpu ? "cpu" : "gpu";
     }
-    outcome.cv = numberIn(timing, "cv", 0);
+    outcome.cv = numberOr(timing, "cv", 0);
   }
   const auto *status = result.if_contains("status");
   const bool scoredRun = status && status->is_string() && (*status == "ok" || *status == "wrong_answer");

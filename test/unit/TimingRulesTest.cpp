@@ -83,6 +83,18 @@ TEST(TimingRules, AnHonestCallsSecondProbeIsNotUnfinishedWork) {
   EXPECT_DOUBLE_EQ(postCallWaitMs({0.006}, c), 0.0);
 }
 
+TEST(TimingRules, WhatTheWaitRuleForgivesIsTheIdleLatencyOfEachProbe) {
+  const RoundTripCalibration c = tenCalls(); // idle 0.008
+  // Work left running after "returned", met by the probe one 1 ms time slice
+  // at a time: three slow probes and the idle one. The waiting charged is
+  // 3 x (1.000 - 0.008); summing whole latencies charged 3.008. So what a
+  // candidate can hide grows by one idle latency per extra probe, never by
+  // the work itself: 2.976 - 0.010 of 3 ms are charged.
+  const double waited = postCallWaitMs({1.0, 1.0, 1.0, 0.008}, c);
+  EXPECT_NEAR(waited, 2.976, 1e-12);
+  EXPECT_NEAR(callTime(0.25, 0.20, waited, unfinishedLimitMs(c, {}), c).unfinishedMs, 2.966, 1e-12);
+}
+
 TEST(TimingRules, TheProbeBeforeACallSeesForeignWork) {
   const RoundTripCalibration c = tenCalls();
   EXPECT_FALSE(gpuBusyBeforeCall(0.010, c));

@@ -1,5 +1,6 @@
 #include "cudaperf/trainer/RewardClient.h"
 
+#include "cudaperf/contracts/JsonAccess.h"
 #include "cudaperf/contracts/Utf8Text.h"
 
 #include <boost/asio/connect.hpp>
@@ -31,20 +32,6 @@ std::chrono::steady_clock::duration duration(double seconds) {
   return std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(seconds));
 }
 
-std::optional<double> number(const json::object *object, const char *key) {
-  if (!object)
-    return std::nullopt;
-  const auto *value = object->if_contains(key);
-  return value && value->is_number() ? std::optional<double>(value->to_number<double>()) : std::nullopt;
-}
-
-const json::object *objectAt(const json::object *object, const char *key) {
-  if (!object)
-    return nullptr;
-  const auto *value = object->if_contains(key);
-  return value ? value->if_object() : nullptr;
-}
-
 } // namespace
 
 void readRewardFields(RewardAnswer &answer) {
@@ -54,10 +41,10 @@ void readRewardFields(RewardAnswer &answer) {
   if (const auto *feedback = body.if_contains("feedback"); feedback && feedback->is_string())
     answer.feedback = std::string(feedback->as_string());
   const json::object *reward = objectAt(&body, "reward");
-  answer.reward = number(reward, "total");
-  answer.rVer = number(objectAt(reward, "r_ver"), "total");
-  answer.rStr = number(reward, "r_str");
-  answer.speedup = number(objectAt(&body, "timing"), "speedup");
+  answer.reward = numberAt(reward, "total");
+  answer.rVer = numberAt(objectAt(reward, "r_ver"), "total");
+  answer.rStr = numberAt(reward, "r_str");
+  answer.speedup = numberAt(objectAt(&body, "timing"), "speedup");
 }
 
 RewardClient::RewardClient(RewardClientOptions options) : options_(std::move(options)) {

@@ -92,11 +92,4 @@ std::unique_ptr<FeatureRule> makeSharedReuseRule();
 std::unique_ptr<FeatureRule> makeWarpPrimitiveRule();
 std::unique_ptr<FeatureRule> makeGridStrideRule();
 
-// An extended feature's value (index from featureIndex), or unknown.
-inline void setExtended(FeatureVector &features, std::size_t index, double value, bool unknown) {
-  features.valueAt(index) = value;
-  if (unknown)
-    features.markUnknown(index);
-}
-
 } // namespace cudaperf::analysis
