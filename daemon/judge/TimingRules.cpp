@@ -9,7 +9,7 @@ namespace cudaperf::judge {
 namespace {
 
 constexpr double kSlackMs = 0.005;       // clock granularity and scheduling noise
-constexpr double kGapToleranceMs = 0.02; // a candidate's median gap over the baseline's
+constexpr double kGapToleranceMs = 0.02; // a candidate's median gap (or post-call wait) over the baseline's
 constexpr double kBusyProbeMs = 0.5;     // a probe this much slower than idle waited for other work
 constexpr double kCpuShareDevice = 0.5;  // of the calls' time
 constexpr double kCpuPerCallMs = 0.2;    // launches, the driver's wake-up
@@ -109,7 +109,7 @@ ProbeReference postCallProbeReference(const std::vector<double> &postCallWaitMs)
 
 double unfinishedLimitMs(const RoundTripCalibration &c, const ProbeReference &reference) {
   const double own = c.probeLimitMs - c.probeIdleMs;
-  return reference.known ? std::max(own, reference.limitMs) : own;
+  return reference.known ? std::max(own, reference.limitMs + kGapToleranceMs) : own;
 }
 
 GapReference gapReference(const std::vector<double> &wallMs, const std::vector<double> &eventMs) {

@@ -155,22 +155,33 @@ TEST(TimingRules, UnfinishedWorkIsMeasuredAgainstTheBaselinesPostCallWaits) {
   EXPECT_NEAR(unfinishedLimitMs(c, {}), 0.010, 1e-12);
   // After the baseline's real calls the probe waits ~0.020 ms beyond idle (the
   // switch back to the judge's context): median 0.020, median deviation 0.001
-  // (3 x that is under the 0.005 slack) -> limit 0.020 + 0.005 + 0.005.
+  // (3 x that is under the 0.005 slack) -> reference 0.020 + 0.005 + 0.005;
+  // a candidate's worker may wait 0.020 ms more than that (the tolerance its
+  // event times have too): limit 0.050.
   const ProbeReference reference = postCallProbeReference({0.018, 0.020, 0.022, 0.020, 0.021, 0.019});
   ASSERT_TRUE(reference.known);
   EXPECT_NEAR(reference.limitMs, 0.030, 1e-12);
-  EXPECT_NEAR(unfinishedLimitMs(c, reference), 0.030, 1e-12);
+  EXPECT_NEAR(unfinishedLimitMs(c, reference), 0.050, 1e-12);
   // An honest call whose probe took 0.033 ms (waited 0.023): nothing unfinished
   // under the baseline's reference (0.013 ms charged under the empty calls' band).
   const double honest = postCallWaitMs({0.033}, c);
   EXPECT_NEAR(callTime(0.45, 0.25, honest, unfinishedLimitMs(c, {}), c).unfinishedMs, 0.013, 1e-12);
   EXPECT_EQ(callTime(0.45, 0.25, honest, unfinishedLimitMs(c, reference), c).unfinishedMs, 0.0);
+  // A worker whose every context switch back is 0.02 ms slower than the
+  // baseline worker's (seen on the H200: waits 0.020-0.023 against a limit of
+  // 0.011, 5 % on a 0.23 ms median) is not charged: waited 0.045.
+  EXPECT_EQ(callTime(0.45, 0.25, postCallWaitMs({0.055}, c), unfinishedLimitMs(c, reference), c).unfinishedMs, 0.0);
   // Work left running after "returned" (a 2 ms kernel, then an idle probe) is
-  // charged in full but the reference's limit.
+  // charged in full but the limit.
   EXPECT_NEAR(callTime(0.45, 0.25, postCallWaitMs({2.0, 0.010}, c), unfinishedLimitMs(c, reference), c).unfinishedMs,
-              2.0 - 0.010 - 0.030, 1e-12);
-  // The reference never lowers the calibration's band, and needs five calls.
-  EXPECT_NEAR(unfinishedLimitMs(c, postCallProbeReference({0.0, 0.0, 0.0, 0.0, 0.0})), 0.010, 1e-12);
+              2.0 - 0.010 - 0.050, 1e-12);
+  // The reference never lowers the calibration's band (waits of 0: 0.010 +
+  // 0.020 tolerance), and needs five calls.
+  EXPECT_NEAR(unfinishedLimitMs(c, postCallProbeReference({0.0, 0.0, 0.0, 0.0, 0.0})), 0.030, 1e-12);
+  EXPECT_NEAR(unfinishedLimitMs(
+                  calibrate({0.3, 0.3, 0.3, 0.3, 0.3}, {0.1, 0.1, 0.1, 0.1, 0.1}, {0.010, 0.010, 0.060, 0.110, 0.110}),
+                  postCallProbeReference({0.0, 0.0, 0.0, 0.0, 0.0})),
+              0.060 + 3 * 0.050 + 0.005 - 0.060, 1e-12);
   EXPECT_FALSE(postCallProbeReference({0.02, 0.02}).known);
   EXPECT_NEAR(unfinishedLimitMs(c, postCallProbeReference({0.02, 0.02})), 0.010, 1e-12);
 }
