@@ -106,6 +106,31 @@ RankerModel rankerFromJson(const json::value &document) {
   }
   if (inputs != 1)
     fail("layers", "the last layer must have one output");
+  if (const auto *terms = root.if_contains("monotone")) { // optional
+    if (!terms->is_array())
+      fail("monotone", "expected an array of {feature, weight}");
+    for (std::size_t t = 0; t < terms->get_array().size(); ++t) {
+      const std::string field = "monotone[" + std::to_string(t) + "]";
+      const json::value &term = terms->get_array()[t];
+      if (!term.is_object())
+        fail(field, "expected an object {feature, weight}");
+      const json::value &name = member(term.get_object(), "feature", field);
+      const auto feature = name.is_string() ? featureIndex(std::string_view(name.get_string())) : std::nullopt;
+      const auto at = feature ? std::find(model.inputs.begin(), model.inputs.end(), *feature) : model.inputs.end();
+      if (at == model.inputs.end())
+        fail(field + ".feature", "expected the name of one of the model's features");
+      const double weight = kReader.finiteNumber(member(term.get_object(), "weight", field), field + ".weight");
+      MonotoneTerm monotone{static_cast<std::size_t>(at - model.inputs.begin()), weight};
+      for (const auto &other : model.monotone)
+        if (other.input == monotone.input)
+          fail(field + ".feature", "named twice");
+      for (const auto &row : model.layers.front().weights)
+        if (row[monotone.input] != 0)
+          fail(field, "layers[0] must give '" + std::string(name.get_string()) +
+                          "' weight 0: a monotone feature enters through its own term only");
+      model.monotone.push_back(monotone);
+    }
+  }
   if (const auto *hash = root.if_contains("data_hash"); hash && hash->is_string())
     model.dataHash = std::string(hash->get_string());
   if (const auto *metrics = root.if_contains("metrics"))
@@ -140,14 +165,22 @@ json::value rankerToJson(const RankerModel &model) {
       weights.push_back(json::value_from(row));
     layers.push_back(json::object{{"weights", weights}, {"bias", json::value_from(layer.bias)}});
   }
-  return json::object{{"features", names},
-                      {"transform", transforms},
-                      {"mu", mean},
-                      {"sigma", stddev},
-                      {"activation", model.activation},
-                      {"layers", layers},
-                      {"data_hash", model.dataHash},
-                      {"metrics", model.metrics}};
+  json::object document{{"features", names},
+                        {"transform", transforms},
+                        {"mu", mean},
+                        {"sigma", stddev},
+                        {"activation", model.activation},
+                        {"layers", layers},
+                        {"data_hash", model.dataHash},
+                        {"metrics", model.metrics}};
+  if (!model.monotone.empty()) {
+    json::array terms;
+    for (const auto &term : model.monotone)
+      terms.push_back(
+          json::object{{"feature", std::string(featureName(model.inputs[term.input]))}, {"weight", term.weight}});
+    document["monotone"] = std::move(terms);
+  }
+  return document;
 }
 
 double transformFeature(FeatureTransform transform, double value) {
@@ -188,7 +221,10 @@ double rankerScore(const RankerModel &model, const FeatureVector &features) {
         value = model.activation == "tanh" ? std::tanh(value) : std::max(0.0, value);
     activations = std::move(next);
   }
-  return activations.front();
+  double score = activations.front();
+  for (const auto &term : model.monotone)
+    score += term.weight * input[term.input];
+  return score;
 }
 
 } // namespace cudaperf

@@ -165,3 +165,70 @@ TEST(Ranker, ErrorsNameTheField) {
   doc.erase("layers");
   EXPECT_NE(message(doc).find("layers"), std::string::npos);
 }
+
+// The document above (the network ignores every feature but coal and occ),
+// with a monotone term of weight -0.5 on div (input 3).
+namespace {
+json::object withMonotoneDiv(double weight) {
+  json::object doc = document();
+  doc["monotone"] = json::array{json::object{{"feature", "div"}, {"weight", weight}}};
+  return doc;
+}
+} // namespace
+
+TEST(Ranker, AMonotoneTermAddsItsSignedWeightTimesPhiHat) {
+  const RankerModel model = rankerFromJson(withMonotoneDiv(-0.5));
+  ASSERT_EQ(model.monotone.size(), 1u);
+  EXPECT_EQ(model.monotone[0].input, 3u);
+  FeatureVector features;
+  features.coal = 1.0; // the network's 4.5, as in ForwardPassMatchesHandComputedValues
+  features.occ = 1.0;
+  features.div = 3.0; // div_hat = (3 - 0) / 1: score = 4.5 - 0.5 * 3
+  EXPECT_DOUBLE_EQ(rankerScore(model, features), 3.0);
+  // Monotone: every step up in div lowers the score by the same 0.5, whatever else holds.
+  for (double coal : {0.0, 0.3, 1.0}) {
+    features.coal = coal;
+    features.div = 1.0;
+    const double lower = rankerScore(model, features);
+    features.div = 2.0;
+    EXPECT_DOUBLE_EQ(lower - rankerScore(model, features), 0.5);
+  }
+  // Unknown: its training mean, the term adds nothing.
+  features.coal = 1.0;
+  features.markUnknown(*featureIndex("div"));
+  EXPECT_DOUBLE_EQ(rankerScore(model, features), 4.5);
+  // It survives the export.
+  const RankerModel again = rankerFromJson(rankerToJson(model));
+  ASSERT_EQ(again.monotone.size(), 1u);
+  EXPECT_DOUBLE_EQ(again.monotone[0].weight, -0.5);
+  EXPECT_EQ(again.monotone[0].input, 3u);
+}
+
+TEST(Ranker, AMonotoneFeatureTheNetworkAlsoSeesIsRefused) {
+  auto message = [](const json::object &doc) {
+    try {
+      rankerFromJson(doc);
+    } catch (const std::invalid_argument &error) {
+      return std::string(error.what());
+    }
+    return std::string("accepted");
+  };
+  // coal (input 0) has weight 1 in the first layer: not monotone by construction.
+  json::object doc = document();
+  doc["monotone"] = json::array{json::object{{"feature", "coal"}, {"weight", 1.0}}};
+  EXPECT_NE(message(doc).find("monotone[0]"), std::string::npos) << message(doc);
+  EXPECT_NE(message(doc).find("weight 0"), std::string::npos) << message(doc);
+  // Not one of the model's inputs (the extended `bank` in an 11-feature model), twice, not a number.
+  doc = document();
+  doc["monotone"] = json::array{json::object{{"feature", "bank"}, {"weight", -1.0}}};
+  EXPECT_NE(message(doc).find("monotone[0].feature"), std::string::npos) << message(doc);
+  doc = withMonotoneDiv(-0.5);
+  doc["monotone"].as_array().push_back(json::object{{"feature", "div"}, {"weight", -0.1}});
+  EXPECT_NE(message(doc).find("named twice"), std::string::npos) << message(doc);
+  doc = withMonotoneDiv(-0.5);
+  doc["monotone"].as_array()[0].as_object()["weight"] = "heavy";
+  EXPECT_NE(message(doc).find("monotone[0].weight"), std::string::npos) << message(doc);
+  doc = document();
+  doc["monotone"] = json::object{};
+  EXPECT_NE(message(doc).find("monotone"), std::string::npos) << message(doc);
+}

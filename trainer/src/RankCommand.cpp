@@ -43,6 +43,26 @@ std::vector<int> hiddenWidths(const std::string &text) {
   return widths;
 }
 
+// --monotone bank:-1,vec:+1 (or none): features the score must fall (-1) or
+// rise (+1) with, all else equal.
+std::vector<MonotoneFeature> monotoneFeatures(const std::string &text) {
+  std::vector<MonotoneFeature> terms;
+  if (text.empty() || text == "none")
+    return terms;
+  std::istringstream parts(text);
+  std::string part;
+  while (std::getline(parts, part, ',')) {
+    const auto colon = part.find(':');
+    const std::string name = part.substr(0, colon), sign = colon == std::string::npos ? "" : part.substr(colon + 1);
+    const auto feature = featureIndex(name);
+    if (!feature || (sign != "-1" && sign != "+1" && sign != "1"))
+      throw std::invalid_argument("--monotone: expected feature:-1 or feature:+1 items like bank:-1 (or none), got '" +
+                                  part + "'");
+    terms.push_back(MonotoneFeature{*feature, sign == "-1" ? -1 : 1});
+  }
+  return terms;
+}
+
 std::string formatMeanStd(const MeanStd &value) {
   char buffer[64];
   std::snprintf(buffer, sizeof buffer, "%6.3f ± %5.3f", value.mean, value.std);
@@ -61,7 +81,7 @@ void writeJson(const std::filesystem::path &file, const json::value &value) {
 int rankCommand(const std::vector<std::string> &args) {
   const Flags flags =
       parseFlags(args, {"data", "db", "out", "metrics", "pairs", "hidden", "activation", "epochs", "patience", "lr",
-                        "weight-decay", "seed", "folds", "repeats", "tie-ratio", "transform", "features"});
+                        "weight-decay", "seed", "folds", "repeats", "tie-ratio", "transform", "features", "monotone"});
   if (!flags.count("data") == !flags.count("db"))
     throw std::invalid_argument("give exactly one of --data FILE.jsonl and --db FILE.sqlite");
   if (!flags.count("out"))
@@ -90,6 +110,8 @@ int rankCommand(const std::vector<std::string> &args) {
       throw std::invalid_argument("--features: expected extended or cudaperf, got '" + flags.at("features") + "'");
     options.extendedFeatures = flags.at("features") == "extended";
   }
+  if (flags.count("monotone"))
+    options.monotone = monotoneFeatures(flags.at("monotone"));
   options.epochs = static_cast<int>(numberFlag(flags, "epochs", options.epochs));
   options.patience = static_cast<int>(numberFlag(flags, "patience", options.patience));
   options.learningRate = numberFlag(flags, "lr", options.learningRate);
@@ -114,8 +136,11 @@ int rankCommand(const std::vector<std::string> &args) {
   std::cout << ")\npairs: " << (options.pairs == PairMode::All ? "all" : "quartile") << ", tie ratio "
             << options.tieRatio << "; MLP " << (hidden.empty() ? "none (linear)" : hidden) << " " << options.activation
             << "; inputs: " << (options.extendedFeatures ? "the 11 and the extended features" : "the 11") << ", "
-            << (options.logScale ? "signed log1p (but coal, occ, div)" : "as measured") << ", z-scored; seed "
-            << options.seed << "\n";
+            << (options.logScale ? "signed log1p (but coal, occ, div)" : "as measured") << ", z-scored";
+  for (std::size_t t = 0; t < options.monotone.size(); ++t)
+    std::cout << (t ? ", " : "; monotone: ") << featureName(options.monotone[t].feature)
+              << (options.monotone[t].sign < 0 ? " (down)" : " (up)");
+  std::cout << "; seed " << options.seed << "\n";
 
   const ValidationReport report = validateByTask(data, options, folds, repeats);
   std::cout << "held out by task: " << report.folds << " folds x " << report.repeats << " repeats ("

@@ -31,6 +31,16 @@ double transformFeature(FeatureTransform transform, double value);
 // The 11 CudaPerf features, and with `extended` the extended ones after them.
 std::vector<std::size_t> defaultInputs(bool extended);
 
+// A feature whose direction the hardware fixes (more bank-conflict ways:
+// slower, all else equal) enters the score only through a linear term of a
+// fixed sign, never through the network: the score is monotone in it
+// whatever the training data's few examples say. `weight` is signed
+// (negative for bank) and multiplies the feature's phi_hat.
+struct MonotoneTerm {
+  std::size_t input = 0; // index into RankerModel::inputs
+  double weight = 0;
+};
+
 struct RankerModel {
   // The network's inputs, as feature indices (featureIndex): CudaPerf's 11 in
   // their order, then any extended ones (bank, vec, ...). One entry per input
@@ -39,7 +49,10 @@ struct RankerModel {
   std::vector<FeatureTransform> transform = std::vector<FeatureTransform>(kFeatureCount); // identity by default
   std::vector<double> mean = std::vector<double>(kFeatureCount, 0.0);                     // of the transformed features
   std::vector<double> stddev = std::vector<double>(kFeatureCount, 1.0);
-  std::vector<DenseLayer> layers;  // the last has one output: the score
+  std::vector<DenseLayer> layers; // the last has one output: the score
+  // Added to the network's output; the first layer's weights of these
+  // inputs are 0 (the file is refused otherwise).
+  std::vector<MonotoneTerm> monotone;
   std::string activation = "relu"; // between layers: relu or tanh
   std::string dataHash;
   boost::json::value metrics; // training and held-out metrics, as exported

@@ -14,6 +14,14 @@
 
 namespace cudaperf {
 
+// A feature the score must be monotone in, and which way (-1: a higher value
+// is slower, as bank-conflict ways are). It leaves the network's inputs and
+// enters through a linear term sign * softplus(theta) * phi_hat.
+struct MonotoneFeature {
+  std::size_t feature = 0; // featureIndex
+  int sign = -1;
+};
+
 struct RankerTrainingOptions {
   std::vector<int> hidden{32, 32}; // hidden layer widths; empty: a linear scorer
   std::string activation = "tanh"; // relu or tanh
@@ -24,6 +32,9 @@ struct RankerTrainingOptions {
   // the 11; false (CudaPerf's inputs) until measured data shows they help
   // (docs/ranker.md: on the bundled H200 data they do not yet).
   bool extendedFeatures = false;
+  // Features whose direction the hardware fixes (docs/ranker.md); each must
+  // be among the inputs (bank and vec are extended features).
+  std::vector<MonotoneFeature> monotone;
   PairMode pairs = PairMode::Quartile;
   double tieRatio = kDefaultTieRatio;
   int epochs = 300;                // full-batch passes over the training pairs, at most
