@@ -33,6 +33,16 @@ json::object document() {
                                              json::object{{"weights", output}, {"bias", {0.5}}}}}};
 }
 
+// What rankerFromJson says of a document: its error, or "accepted".
+std::string message(const json::object &doc) {
+  try {
+    rankerFromJson(doc);
+  } catch (const std::invalid_argument &error) {
+    return std::string(error.what());
+  }
+  return std::string("accepted");
+}
+
 } // namespace
 
 TEST(Ranker, ForwardPassMatchesHandComputedValues) {
@@ -138,14 +148,6 @@ TEST(Ranker, RoundTrip) {
 }
 
 TEST(Ranker, ErrorsNameTheField) {
-  auto message = [](json::object doc) {
-    try {
-      rankerFromJson(doc);
-    } catch (const std::invalid_argument &error) {
-      return std::string(error.what());
-    }
-    return std::string("accepted");
-  };
   json::object doc = document();
   doc["features"].as_array()[3] = "divergence";
   EXPECT_NE(message(doc).find("features[3]"), std::string::npos) << message(doc);
@@ -205,14 +207,6 @@ TEST(Ranker, AMonotoneTermAddsItsSignedWeightTimesPhiHat) {
 }
 
 TEST(Ranker, AMonotoneFeatureTheNetworkAlsoSeesIsRefused) {
-  auto message = [](const json::object &doc) {
-    try {
-      rankerFromJson(doc);
-    } catch (const std::invalid_argument &error) {
-      return std::string(error.what());
-    }
-    return std::string("accepted");
-  };
   // coal (input 0) has weight 1 in the first layer: not monotone by construction.
   json::object doc = document();
   doc["monotone"] = json::array{json::object{{"feature", "coal"}, {"weight", 1.0}}};
