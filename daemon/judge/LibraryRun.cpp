@@ -438,7 +438,11 @@ json::object LibraryRun::run() {
                                           {"cv", gpuBaseline_->cv},
                                           {"samples", toJson(gpuBaseline_->samples)},
                                           {"gap_median_ms", gpuBaseline_->gaps.medianMs},
-                                          {"gap_spread_ms", gpuBaseline_->gaps.spreadMs}};
+                                          {"gap_spread_ms", gpuBaseline_->gaps.spreadMs},
+                                          {"worker_gap_medians_ms", toJson(gpuBaseline_->workerGapMediansMs)},
+                                          {"unfinished_reference_ms", gpuBaseline_->postProbe.known
+                                                                          ? json::value(gpuBaseline_->postProbe.limitMs)
+                                                                          : json::value(nullptr)}};
     timing["gpu_baseline_ms"] = gpuBaseline_->medianMs;
     timing["speedup_gpu"] = medianMs > 0 ? gpuBaseline_->medianMs / medianMs : 0.0;
   }
@@ -448,7 +452,8 @@ json::object LibraryRun::run() {
   result["correctness"] = correctness;
   result["status"] = "ok";
   if (role_ == Role::Baseline) {
-    timing_ = BaselineTiming{samples, medianMs, coefficientOfVariation(samples), ownGaps, ownPostProbe};
+    timing_ = BaselineTiming{samples, medianMs,     coefficientOfVariation(samples),
+                             ownGaps, ownPostProbe, {ownGaps.known ? ownGaps.medianMs : -1.0}};
     return result;
   }
   if (busyBefore >= kBusyCallsToReject) {

@@ -40,6 +40,9 @@ struct BaselineTiming {
   double medianMs = 0, cv = 0;
   GapReference gaps;        // of its timed calls: what an honest worker's look like
   ProbeReference postProbe; // its post-call waits: what an honest call leaves for the probe
+  // Each baseline worker's median gap (the full run's, then the timing-only
+  // run's): the references above are the tighter of the two.
+  std::vector<double> workerGapMediansMs;
 };
 
 enum class Role { Candidate, Baseline };

@@ -126,6 +126,18 @@ GapReference gapReference(const std::vector<double> &wallMs, const std::vector<d
   return reference;
 }
 
+GapReference tighterGaps(const GapReference &a, const GapReference &b) {
+  if (!a.known || !b.known)
+    return a.known ? a : b;
+  return b.medianMs < a.medianMs ? b : a;
+}
+
+ProbeReference tighterProbeReference(const ProbeReference &a, const ProbeReference &b) {
+  if (!a.known || !b.known)
+    return a.known ? a : b;
+  return b.limitMs < a.limitMs ? b : a;
+}
+
 TimedSamples timedSamples(const std::vector<double> &wallMs, const std::vector<double> &eventMs,
                           const std::vector<double> &unfinishedMs, const GapReference &reference) {
   TimedSamples out;

@@ -83,6 +83,15 @@ struct GapReference {
 };
 GapReference gapReference(const std::vector<double> &wallMs, const std::vector<double> &eventMs);
 
+// The task's baseline is timed in two fresh workers: now and then one
+// worker's gaps (or post-call waits) are offset for its whole run, and a
+// slow baseline worker would let every candidate's event times be that much
+// shorter than honest. Of two trusted references, the tighter one: the
+// smaller median gap (with its own spread), the lower post-call limit; an
+// unknown side gives way to the known one.
+GapReference tighterGaps(const GapReference &a, const GapReference &b);
+ProbeReference tighterProbeReference(const ProbeReference &a, const ProbeReference &b);
+
 struct TimedSamples {
   std::vector<double> ms;
   bool workerTimesTrusted = false;

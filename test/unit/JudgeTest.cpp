@@ -81,7 +81,8 @@ std::uint64_t randomSeed() {
 
 // Each candidate evaluated by one judge, in a worker of its own.
 Judged judge(const std::string &taskJson, const std::string &name, const std::string &reference,
-             const std::vector<std::string> &candidates, bool freshSeeds = false, int runs = 10) {
+             const std::vector<std::string> &candidates, bool freshSeeds = false, int runs = 10,
+             const std::string &baseline = "") {
   static std::vector<std::unique_ptr<TaskSpec>> tasks; // outlive the job
   tasks.push_back(std::make_unique<TaskSpec>(parseTask(taskJson, name)));
   ReferenceOutputs outputs("");
@@ -91,6 +92,8 @@ Judged judge(const std::string &taskJson, const std::string &name, const std::st
   job.reference = reference;
   job.warmup = 2;
   job.runs = runs;
+  if (!baseline.empty())
+    job.baseline = baseline;
   for (const auto &library : candidates) {
     JudgeCandidate candidate;
     candidate.library = library;
@@ -154,6 +157,22 @@ TEST(Judge, AnHonestCandidateIsCheckedOnEveryCallAndTimedByTheJudge) {
   EXPECT_TRUE(r[0].at("sandbox").at("processes_isolated").as_bool());
   EXPECT_TRUE(r[0].at("sandbox").at("privileges_dropped").as_bool());
   EXPECT_EQ(r[0].at("replay").at("seed").to_number<std::uint64_t>(), 1u);
+}
+
+TEST(Judge, TheBaselineIsTimedInTwoWorkersAndTheTighterGapIsTheReference) {
+  // The reference library as the task's trusted baseline (timed, and the
+  // timed calls' oracle) and as the candidate.
+  const auto r = judge(kScaleTask, "scale", CUDAPERF_SCALE_REFERENCE, {CUDAPERF_SCALE_REFERENCE}, false, 10,
+                       CUDAPERF_SCALE_REFERENCE);
+  ASSERT_EQ(statusOf(r[0]), "ok") << json::serialize(r[0]);
+  const auto &timing = r[0].at("timing").as_object();
+  const auto &baseline = timing.at("gpu_baseline").as_object();
+  const auto &gaps = baseline.at("worker_gap_medians_ms").as_array();
+  ASSERT_EQ(gaps.size(), 2u) << json::serialize(baseline); // the full run's worker, the timing-only run's
+  EXPECT_DOUBLE_EQ(baseline.at("gap_median_ms").as_double(),
+                   std::min(gaps[0].to_number<double>(), gaps[1].to_number<double>()));
+  EXPECT_EQ(baseline.at("samples").as_array().size(), 10u); // the speedup's denominator: the full run's
+  EXPECT_GT(timing.at("speedup_gpu").as_double(), 0.0);
 }
 
 TEST(Judge, TheJudgesClockChargesEveryMillisecond) {

@@ -146,6 +146,28 @@ TEST(TimingRules, TheBaselinesGapsDecideWhetherACandidatesEventTimesAreBelieved)
   EXPECT_FALSE(gapReference({1, 2}, {0, 0}).known); // too few calls to tell
 }
 
+TEST(TimingRules, OfTwoBaselineWorkersTheTighterReferenceIsKept) {
+  // Worker A's round trips were 0.22 ms slow all run (seen on the H200):
+  // gaps 0.62 +- 0.01 against B's 0.40 +- 0.02.
+  const GapReference slow = gapReference({0.87, 0.88, 0.86, 0.87, 0.89}, std::vector<double>(5, 0.25));
+  const GapReference normal = gapReference({0.65, 0.67, 0.63, 0.65, 0.69}, std::vector<double>(5, 0.25));
+  EXPECT_NEAR(tighterGaps(slow, normal).medianMs, 0.40, 1e-12);
+  EXPECT_NEAR(tighterGaps(normal, slow).medianMs, 0.40, 1e-12);
+  EXPECT_NEAR(tighterGaps(slow, normal).spreadMs, 0.02, 1e-12); // the kept worker's own spread
+  // A liar shaving 0.2 ms off 0.25 ms calls in a normal worker: believed
+  // against the slow reference, rejected against the tighter one.
+  const std::vector<double> wall = {0.65, 0.66, 0.64, 0.65, 0.67}, lies(5, 0.05), none(5, 0.0);
+  EXPECT_TRUE(timedSamples(wall, lies, none, slow).workerTimesTrusted);
+  EXPECT_FALSE(timedSamples(wall, lies, none, tighterGaps(slow, normal)).workerTimesTrusted);
+  // An unknown side gives way.
+  EXPECT_NEAR(tighterGaps(GapReference{}, slow).medianMs, 0.62, 1e-12);
+  EXPECT_FALSE(tighterGaps(GapReference{}, GapReference{}).known);
+  const ProbeReference loose = postCallProbeReference({0.030, 0.031, 0.029, 0.030, 0.030});
+  const ProbeReference tight = postCallProbeReference({0.010, 0.011, 0.009, 0.010, 0.010});
+  EXPECT_NEAR(tighterProbeReference(loose, tight).limitMs, tight.limitMs, 1e-12);
+  EXPECT_NEAR(tighterProbeReference(ProbeReference{}, loose).limitMs, loose.limitMs, 1e-12);
+}
+
 TEST(TimingRules, UnfinishedWorkIsMeasuredAgainstTheBaselinesPostCallWaits) {
   // Calibration after empty calls: probes 0.010 ms, limit 0.010 + 2 x 0.005 = 0.020:
   // waits up to 0.010 ms beyond the idle probe are the calibration's own noise.
