@@ -139,20 +139,34 @@ ProbeReference tighterProbeReference(const ProbeReference &a, const ProbeReferen
 }
 
 TimedSamples timedSamples(const std::vector<double> &wallMs, const std::vector<double> &eventMs,
-                          const std::vector<double> &unfinishedMs, const GapReference &reference) {
+                          const std::vector<double> &unfinishedMs, const GapReference &reference,
+                          const std::vector<double> &toleratedMs) {
   TimedSamples out;
-  std::vector<double> gaps;
-  for (std::size_t i = 0; i < wallMs.size(); ++i)
-    gaps.push_back(i < eventMs.size() && std::isfinite(eventMs[i]) ? wallMs[i] - eventMs[i] : wallMs[i]);
+  std::vector<double> gaps, tolerated;
+  bool allFinite = eventMs.size() >= wallMs.size();
+  for (std::size_t i = 0; i < wallMs.size(); ++i) {
+    const bool finite = i < eventMs.size() && std::isfinite(eventMs[i]);
+    allFinite = allFinite && finite;
+    gaps.push_back(finite ? wallMs[i] - eventMs[i] : wallMs[i]);
+    tolerated.push_back(i < toleratedMs.size() ? toleratedMs[i] : 0.0);
+  }
   out.gapShiftMs = median(gaps) - reference.medianMs;
-  out.workerTimesTrusted = out.gapShiftMs <= std::max(3 * reference.spreadMs, 0.0) + kGapToleranceMs;
+  const double used = std::max(0.0, out.gapShiftMs) + median(tolerated);
+  out.workerTimesTrusted = allFinite && used <= std::max(3 * reference.spreadMs, 0.0) + kGapToleranceMs;
   for (std::size_t i = 0; i < wallMs.size(); ++i) {
     const double unfinished = i < unfinishedMs.size() ? unfinishedMs[i] : 0.0;
-    const double honest =
-        out.workerTimesTrusted ? std::clamp(eventMs[i], 0.0, wallMs[i]) : std::max(0.0, wallMs[i] - reference.medianMs);
+    const double honest = out.workerTimesTrusted ? std::clamp(eventMs[i], 0.0, wallMs[i])
+                                                 : std::max(0.0, wallMs[i] - reference.medianMs) + tolerated[i];
     out.ms.push_back(honest + unfinished);
   }
   return out;
+}
+
+double toleratedWaitMs(double postCallWaitMs, const RoundTripCalibration &c, const ProbeReference &reference) {
+  const double own = c.probeLimitMs - c.probeIdleMs;
+  const double untolerated = reference.known ? std::max(own, reference.limitMs) : own;
+  const double limit = unfinishedLimitMs(c, reference);
+  return std::clamp(postCallWaitMs - untolerated, 0.0, std::max(0.0, limit - untolerated));
 }
 
 bool gpuBusyBeforeCall(double probeMs, const RoundTripCalibration &c) {

@@ -53,6 +53,14 @@ ProbeReference postCallProbeReference(const std::vector<double> &postCallWaitMs)
 // "returned" gains at most that tolerance, as a lying timer does.
 double unfinishedLimitMs(const RoundTripCalibration &c, const ProbeReference &reference);
 
+// The part of a post-call wait that unfinishedLimitMs forgives only through
+// its 20 us tolerance (beyond the calibration's band and the baseline's
+// limit). It draws on the same budget as a positive gap shift: a worker may
+// be off the baseline's in its event times or in its post-call waits by the
+// tolerance, not in both (a tail of work past "returned" plus a shaved
+// event time would otherwise stack the two).
+double toleratedWaitMs(double postCallWaitMs, const RoundTripCalibration &c, const ProbeReference &reference);
+
 struct CallTime {
   double ms = 0;                  // what the call is charged
   double judgeMs = 0;             // the judge's round trip minus the calibrated gap
@@ -99,13 +107,17 @@ struct TimedSamples {
 };
 
 // The timed calls' samples. The worker's event times (each at most its round
-// trip) when their median gap is the reference's within three spreads and
-// 20 us; otherwise the worker's clock was tampered with (or disagrees), and
-// every sample is the judge's round trip minus the reference's gap. A liar
-// can shave at most that tolerance off the median. Each sample carries the
-// work the judge's probe found unfinished after "returned".
+// trip) when their median gap, plus the median of the post-call waits
+// forgiven by the tolerance (`toleratedMs`, toleratedWaitMs of each call),
+// is the reference's within three spreads and 20 us, and every event time is
+// a finite number; otherwise the worker's clock was tampered with (or
+// disagrees), and every sample is the judge's round trip minus the
+// reference's gap, with the tolerated waits charged too. A liar can shave at
+// most that one tolerance off the median. Each sample carries the work the
+// judge's probe found unfinished after "returned".
 TimedSamples timedSamples(const std::vector<double> &wallMs, const std::vector<double> &eventMs,
-                          const std::vector<double> &unfinishedMs, const GapReference &reference);
+                          const std::vector<double> &unfinishedMs, const GapReference &reference,
+                          const std::vector<double> &toleratedMs = {});
 
 struct CpuUse {
   bool hostComputation = false;

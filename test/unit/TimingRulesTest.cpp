@@ -146,6 +146,49 @@ TEST(TimingRules, TheBaselinesGapsDecideWhetherACandidatesEventTimesAreBelieved)
   EXPECT_FALSE(gapReference({1, 2}, {0, 0}).known); // too few calls to tell
 }
 
+TEST(TimingRules, TheGapToleranceAndThePostCallToleranceAreOneBudget) {
+  // Calibration: idle probe 0.010, own band 0.010; the baseline's post-call
+  // limit 0.030 (median 0.020): waits up to 0.030 are forgiven outright,
+  // 0.030-0.050 only through the 20 us tolerance, beyond 0.050 charged.
+  const RoundTripCalibration c =
+      calibrate({0.3, 0.3, 0.3, 0.3, 0.3}, {0.1, 0.1, 0.1, 0.1, 0.1}, {0.010, 0.010, 0.010, 0.010, 0.010});
+  const ProbeReference probe = postCallProbeReference({0.018, 0.020, 0.022, 0.020, 0.021, 0.019});
+  EXPECT_DOUBLE_EQ(toleratedWaitMs(0.025, c, probe), 0.0);
+  EXPECT_NEAR(toleratedWaitMs(0.042, c, probe), 0.012, 1e-12);
+  EXPECT_NEAR(toleratedWaitMs(0.090, c, probe), 0.020, 1e-12); // the rest is charged as unfinished
+  // The baseline's gaps: 0.55 +- 0 (spread 0): the budget is 0.020.
+  const GapReference reference = gapReference(std::vector<double>(5, 0.80), std::vector<double>(5, 0.25));
+  const std::vector<double> wall(5, 0.66), none(5, 0.0);
+  // A tail of 0.015 ms left past "returned" (waits 0.045: 0.015 tolerated)
+  // plus event times shaved by 0.015 (gap shift +0.015): 0.030 of 0.020. Rejected,
+  // and then nothing is forgiven: round trip - reference gap + the tolerated wait.
+  const std::vector<double> shaved(5, 0.66 - 0.55 - 0.015), tail(5, toleratedWaitMs(0.045, c, probe));
+  const TimedSamples both = timedSamples(wall, shaved, none, reference, tail);
+  EXPECT_NEAR(both.gapShiftMs, 0.015, 1e-12);
+  EXPECT_FALSE(both.workerTimesTrusted);
+  EXPECT_NEAR(both.ms[0], 0.66 - 0.55 + 0.015, 1e-12);
+  // Either alone fits: the shave (no tail), or the tail (honest event times).
+  EXPECT_TRUE(timedSamples(wall, shaved, none, reference).workerTimesTrusted);
+  const std::vector<double> honest(5, 0.66 - 0.55);
+  EXPECT_TRUE(timedSamples(wall, honest, none, reference, tail).workerTimesTrusted);
+  // A worker whose gaps are below the baseline's (negative shift) gets no more than the tolerance for waits.
+  const std::vector<double> bigTail(5, 0.020), early(5, 0.66 - 0.50);
+  EXPECT_TRUE(timedSamples(wall, early, none, reference, bigTail).workerTimesTrusted);
+}
+
+TEST(TimingRules, AnEventTimeThatIsNotANumberIsNotBelieved) {
+  const GapReference reference = gapReference(std::vector<double>(5, 0.80), std::vector<double>(5, 0.25));
+  std::vector<double> events(5, 0.11);
+  events[2] = std::nan("");
+  const TimedSamples judged =
+      timedSamples(std::vector<double>(5, 0.66), events, std::vector<double>(5, 0.0), reference);
+  EXPECT_FALSE(judged.workerTimesTrusted);
+  for (double sample : judged.ms)
+    EXPECT_NEAR(sample, 0.11, 1e-12); // the judge's round trip minus the reference's gap, every one finite
+  // Fewer event times than calls: the same.
+  EXPECT_FALSE(timedSamples({0.66, 0.66}, {0.11}, {0.0, 0.0}, reference).workerTimesTrusted);
+}
+
 TEST(TimingRules, OfTwoBaselineWorkersTheTighterReferenceIsKept) {
   // Worker A's round trips were 0.22 ms slow all run (seen on the H200):
   // gaps 0.62 +- 0.01 against B's 0.40 +- 0.02.
