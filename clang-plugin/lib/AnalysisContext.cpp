@@ -53,12 +53,22 @@ std::string AnalysisContext::location(clang::SourceLocation loc) const {
 
 void AnalysisContext::warn(clang::SourceLocation loc, const char *rule, const std::string &message,
                            std::vector<Diagnostic> &into) {
-  into.push_back({location(loc), Severity::Warning, rule, message});
+  warn(loc, rule, message, into, clang::SourceLocation(), "");
+}
+
+void AnalysisContext::warn(clang::SourceLocation loc, const char *rule, const std::string &message,
+                           std::vector<Diagnostic> &into, clang::SourceLocation noteLoc, const std::string &note) {
+  const bool noted = noteLoc.isValid() && !note.empty();
+  into.push_back({location(loc), Severity::Warning, rule, message, noted ? location(noteLoc) : "", noted ? note : ""});
   if (!options_.emitWarnings || loc.isInvalid())
     return;
   auto &engine = ast_.getDiagnostics();
   const unsigned id = engine.getCustomDiagID(clang::DiagnosticsEngine::Warning, "%0 [cudaperf-%1]");
   engine.Report(ast_.getSourceManager().getExpansionLoc(loc), id) << message << rule;
+  if (noted) {
+    const unsigned noteId = engine.getCustomDiagID(clang::DiagnosticsEngine::Note, "%0");
+    engine.Report(ast_.getSourceManager().getExpansionLoc(noteLoc), noteId) << note;
+  }
 }
 
 } // namespace cudaperf::analysis

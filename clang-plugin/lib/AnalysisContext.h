@@ -23,6 +23,9 @@ public:
   std::string location(clang::SourceLocation loc) const;
   // Records the diagnostic in the report and, with warnings on, as a Clang warning.
   void warn(clang::SourceLocation loc, const char *rule, const std::string &message, std::vector<Diagnostic> &into);
+  // The same, with a note at the cause (skipped when `noteLoc` is invalid).
+  void warn(clang::SourceLocation loc, const char *rule, const std::string &message, std::vector<Diagnostic> &into,
+            clang::SourceLocation noteLoc, const std::string &note);
 
 private:
   clang::ASTContext &ast_;

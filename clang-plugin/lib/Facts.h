@@ -45,6 +45,7 @@ struct SyncFact {
   std::string function;
   bool underThreadDependentCondition = false;
   bool afterThreadDependentExit = false;
+  clang::SourceLocation causeLoc; // the thread-dependent condition it sits under, or of the early return
   unsigned loopDepth = 0;
   double tripWeight = 1;
 };

@@ -19,10 +19,13 @@ json::value optionalInt(const std::optional<std::int64_t> &value) {
 double finite(double value) { return std::isfinite(value) ? value : 0.0; }
 
 json::object diagnosticToJson(const Diagnostic &diagnostic) {
-  return {{"location", diagnostic.location},
-          {"severity", toString(diagnostic.severity)},
-          {"rule", diagnostic.rule},
-          {"message", diagnostic.message}};
+  json::object object{{"location", diagnostic.location},
+                      {"severity", toString(diagnostic.severity)},
+                      {"rule", diagnostic.rule},
+                      {"message", diagnostic.message}};
+  if (!diagnostic.noteMessage.empty())
+    object["note"] = json::object{{"location", diagnostic.noteLocation}, {"message", diagnostic.noteMessage}};
+  return object;
 }
 
 json::array diagnosticsToJson(const std::vector<Diagnostic> &diagnostics) {

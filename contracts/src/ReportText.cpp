@@ -110,9 +110,12 @@ std::string reportToText(const TranslationUnitReport &report) {
         << " unroll=" << extras.unrollPragmas << " half=" << extras.halfArithmetic << " bf16=" << extras.bf16Arithmetic
         << " constant=" << extras.constantLoads << " device_sync_in_loops=" << extras.deviceSyncInLoops << "\n";
     writeExtended(out, kernel.features, "  ");
-    for (const auto &diagnostic : kernel.diagnostics)
+    for (const auto &diagnostic : kernel.diagnostics) {
       out << "  " << toString(diagnostic.severity) << ": " << diagnostic.message << "  @" << diagnostic.location
           << "\n";
+      if (!diagnostic.noteMessage.empty())
+        out << "    note: " << diagnostic.noteMessage << "  @" << diagnostic.noteLocation << "\n";
+    }
   }
 
   if (!report.launches.empty()) {

@@ -30,12 +30,21 @@ protected:
       access.bankConflictWays = ways;
       if (ways > shared.maxBankConflictWays)
         shared.maxBankConflictWays = ways;
-      if (ways >= 2)
+      if (ways >= 2) {
+        // The note points at the array's declaration: its row length is what padding changes.
+        clang::SourceLocation declared;
+        for (const SharedDeclFact &decl : facts.sharedDecls)
+          if (decl.name == access.variable)
+            declared = decl.loc;
         context.warn(facts.accesses[a].loc, name(),
                      std::string("shared ") + toString(access.kind) + " of '" + access.variable + "' has a " +
                          std::to_string(ways) + "-way bank conflict (stride " + std::to_string(words) +
                          " words across threadIdx.x)",
-                     kernel.diagnostics);
+                     kernel.diagnostics, declared,
+                     "'" + access.variable +
+                         "' declared here: a row length that is not a multiple of 32 words "
+                         "(one word of padding) spreads the column over the banks");
+      }
     }
   }
 };

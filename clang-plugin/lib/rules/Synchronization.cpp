@@ -25,7 +25,10 @@ protected:
                                " under a thread-dependent condition: threads that skip it deadlock or corrupt the block"
                          : "barrier " + fact.function +
                                " after a thread-dependent return: exited threads never reach it",
-                     kernel.diagnostics);
+                     kernel.diagnostics, fact.causeLoc,
+                     fact.underThreadDependentCondition
+                         ? "the condition that differs between threads"
+                         : "threads for which this condition differs return here, before the barrier");
     }
     kernel.features.sync = static_cast<double>(kernel.syncs.size());
   }

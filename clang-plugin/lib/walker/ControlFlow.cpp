@@ -218,8 +218,8 @@ double KernelWalker::constantTripCount(const ForStmt *loop, const VarDecl *induc
   return static_cast<double>((span + magnitude - 1) / magnitude);
 }
 
-void KernelWalker::walkLoopBody(const Stmt *body, Variance control, double trips) {
-  control_.push_back(control);
+void KernelWalker::walkLoopBody(const Stmt *body, Variance control, double trips, SourceLocation condition) {
+  control_.emplace_back(control, condition);
   ++loopDepth_;
   const double savedWeight = tripWeight_;
   tripWeight_ *= std::max(trips, 1.0);
@@ -300,7 +300,7 @@ void KernelWalker::walkFor(const ForStmt *loop) {
     control = recordBranch(loop->getForLoc(), BranchKind::For, loop->getCond(), condition);
   }
   const double trips = primary ? constantTripCount(loop, primary, primaryStep) : kDefaultTripCount;
-  walkLoopBody(loop->getBody(), control, trips);
+  walkLoopBody(loop->getBody(), control, trips, loop->getCond() ? loop->getCond()->getBeginLoc() : loop->getForLoc());
   if (loop->getInc()) {
     Env saved = env_;
     eval(loop->getInc());
@@ -316,9 +316,9 @@ void KernelWalker::walkWhile(const Expr *condition, const Stmt *body, BranchKind
   if (kind == BranchKind::While) {
     Value value = eval(condition);
     control = recordBranch(loc, kind, condition, value);
-    walkLoopBody(body, control, kDefaultTripCount);
+    walkLoopBody(body, control, kDefaultTripCount, condition->getBeginLoc());
   } else {
-    walkLoopBody(body, Variance::Uniform, kDefaultTripCount);
+    walkLoopBody(body, Variance::Uniform, kDefaultTripCount, condition->getBeginLoc());
     Value value = eval(condition);
     control = recordBranch(loc, kind, condition, value);
   }
@@ -333,7 +333,7 @@ void KernelWalker::walkIf(const IfStmt *branch) {
   Variance control = branch->isConstexpr()
                          ? Variance::Uniform
                          : recordBranch(branch->getIfLoc(), BranchKind::If, branch->getCond(), condition);
-  control_.push_back(control);
+  control_.emplace_back(control, branch->getCond()->getBeginLoc());
   Env before = env_;
   walkStmt(branch->getThen());
   Env afterThen = env_;
@@ -341,8 +341,11 @@ void KernelWalker::walkIf(const IfStmt *branch) {
   walkStmt(branch->getElse());
   env_ = merge(afterThen, env_, control);
   control_.pop_back();
-  if (control != Variance::Uniform && (containsReturn(branch->getThen()) || containsReturn(branch->getElse())))
+  if (control != Variance::Uniform && (containsReturn(branch->getThen()) || containsReturn(branch->getElse()))) {
+    if (!threadDependentExit_)
+      threadDependentExitLoc_ = branch->getCond()->getBeginLoc();
     threadDependentExit_ = true;
+  }
 }
 
 void KernelWalker::walkSwitch(const SwitchStmt *switchStmt) {
@@ -350,7 +353,7 @@ void KernelWalker::walkSwitch(const SwitchStmt *switchStmt) {
   Value condition = eval(switchStmt->getCond());
   const Variance control =
       recordBranch(switchStmt->getSwitchLoc(), BranchKind::Switch, switchStmt->getCond(), condition);
-  control_.push_back(control);
+  control_.emplace_back(control, switchStmt->getCond()->getBeginLoc());
   Env before = env_;
   walkStmt(switchStmt->getBody());
   env_ = merge(before, env_, control);
@@ -439,7 +442,7 @@ void KernelWalker::walkStmt(const Stmt *stmt) {
       env_[var] = opaque(Variance::LaneVarying);
     auto carried = carriedVars({loop->getBody()});
     widen(carried, {loop->getBody()});
-    walkLoopBody(loop->getBody(), Variance::Uniform, kDefaultTripCount);
+    walkLoopBody(loop->getBody(), Variance::Uniform, kDefaultTripCount, loop->getForLoc());
     finishLoop(carried, Variance::Uniform);
     return;
   }

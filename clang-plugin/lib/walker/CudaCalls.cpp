@@ -20,9 +20,15 @@ void KernelWalker::recordSync(const CallExpr *call, const std::string &function)
   SyncFact fact;
   fact.loc = call->getBeginLoc();
   fact.function = function;
-  fact.underThreadDependentCondition =
-      std::any_of(control_.begin(), control_.end(), [](Variance v) { return v != Variance::Uniform; });
+  for (auto it = control_.rbegin(); it != control_.rend(); ++it)
+    if (it->first != Variance::Uniform) {
+      fact.underThreadDependentCondition = true;
+      fact.causeLoc = it->second; // the innermost thread-dependent condition
+      break;
+    }
   fact.afterThreadDependentExit = threadDependentExit_;
+  if (!fact.underThreadDependentCondition && threadDependentExit_)
+    fact.causeLoc = threadDependentExitLoc_;
   fact.loopDepth = loopDepth_;
   fact.tripWeight = tripWeight_;
   facts_.syncs.push_back(fact);
@@ -157,10 +163,12 @@ Value KernelWalker::inlineCall(const FunctionDecl *callee, const CallExpr *call)
   std::vector<Value> returned;
   auto *savedReturns = returns_;
   const bool savedExit = threadDependentExit_;
+  const SourceLocation savedExitLoc = threadDependentExitLoc_;
   returns_ = &returned;
   walkStmt(callee->getBody());
   returns_ = savedReturns;
   threadDependentExit_ = savedExit;
+  threadDependentExitLoc_ = savedExitLoc;
   callStack_.pop_back();
   std::swap(env_, calleeEnv);
   if (returned.empty())

@@ -380,7 +380,7 @@ Value KernelWalker::evalConditional(const AbstractConditionalOperator *condition
   Value condition = eval(conditional->getCond());
   const Variance control =
       recordBranch(conditional->getQuestionLoc(), BranchKind::Conditional, conditional->getCond(), condition);
-  control_.push_back(control);
+  control_.emplace_back(control, conditional->getCond()->getBeginLoc());
   Env before = env_;
   Value whenTrue = eval(conditional->getTrueExpr());
   Env afterTrue = env_;

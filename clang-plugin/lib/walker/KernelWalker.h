@@ -48,8 +48,11 @@ private:
   int dryDepth_ = 0;
   unsigned loopDepth_ = 0;
   double tripWeight_ = 1;
-  std::vector<Variance> control_;
+  // The enclosing conditions: how each varies, and where it is (a barrier's
+  // note points at the innermost thread-dependent one).
+  std::vector<std::pair<Variance, clang::SourceLocation>> control_;
   bool threadDependentExit_ = false;
+  clang::SourceLocation threadDependentExitLoc_; // the condition of the first such return
   std::vector<const clang::FunctionDecl *> callStack_;
   std::vector<walker::Value> *returns_ = nullptr;
   unsigned steps_ = 0;
@@ -157,7 +160,7 @@ private:
   void widen(const std::set<const clang::VarDecl *> &vars, std::initializer_list<const clang::Stmt *> parts);
 
   double constantTripCount(const clang::ForStmt *loop, const clang::VarDecl *induction, std::int64_t step);
-  void walkLoopBody(const clang::Stmt *body, Variance control, double trips);
+  void walkLoopBody(const clang::Stmt *body, Variance control, double trips, clang::SourceLocation condition);
   void finishLoop(const std::set<const clang::VarDecl *> &vars, Variance control);
   void walkFor(const clang::ForStmt *loop);
   void walkWhile(const clang::Expr *condition, const clang::Stmt *body, BranchKind kind, clang::SourceLocation loc);

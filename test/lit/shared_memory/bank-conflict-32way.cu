@@ -5,7 +5,7 @@
 #include "cuda.h"
 
 __global__ void column(float *out) {
-  __shared__ float tile[32][32];
+  __shared__ float tile[32][32]; // expected-note {{'tile' declared here: a row length that is not a multiple of 32 words}}
   tile[threadIdx.y][threadIdx.x] = threadIdx.x;
   __syncthreads();
   out[threadIdx.y * 32 + threadIdx.x] = tile[threadIdx.x][threadIdx.y]; // expected-warning {{shared load of 'tile' has a 32-way bank conflict (stride 32 words across threadIdx.x)}}
@@ -14,3 +14,5 @@ __global__ void column(float *out) {
 // CHECK: worst bank conflict 32-way
 // CHECK: shared store tile[threadIdx.y][threadIdx.x] stride 1 bank 1-way
 // CHECK: shared load tile[threadIdx.x][threadIdx.y] stride 32 bank 32-way
+// CHECK: warning: shared load of 'tile' has a 32-way bank conflict
+// CHECK-NEXT: note: 'tile' declared here{{.*}}@{{.*}}bank-conflict-32way.cu:8:

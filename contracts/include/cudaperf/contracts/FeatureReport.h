@@ -34,6 +34,9 @@ struct Diagnostic {
   Severity severity = Severity::Warning;
   std::string rule; // the rule that produced it, e.g. "coalescing"
   std::string message;
+  // Where the cause is, when it is elsewhere (the thread-dependent condition
+  // a barrier sits under, the shared array a conflicting access indexes).
+  std::string noteLocation, noteMessage;
 };
 
 struct MemoryAccess {
