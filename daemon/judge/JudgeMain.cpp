@@ -36,6 +36,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 
 namespace json = boost::json;
 using namespace cudaperf;
@@ -79,6 +80,11 @@ struct Request {
 class Judge {
 public:
   explicit Judge(Options options) : options_(std::move(options)) {
+    const double start = steadySeconds();
+    struct StartupClock {
+      double start, &into;
+      ~StartupClock() { into = steadySeconds() - start; }
+    } startupClock{start, startupSeconds_};
     // The first workers make their contexts while the judge makes its own.
     topUpSpares();
     host_ = makeHostMemory();
@@ -107,12 +113,16 @@ public:
       return {{"status", "no_gpu"}, {"error", deviceProblem_}};
     Memory &memory = deviceMemory ? *device_ : *host_;
     try {
+      const double setupStart = steadySeconds();
       TaskState &state = taskState(evaluation, memory, request);
+      const double setupSeconds = steadySeconds() - setupStart;
       if (!state.problem.empty())
         return {{"status", "bad_task"}, {"error", state.problem}};
       // The GPU baseline's timing, in a worker of its own, before any candidate.
+      const double baselineStart = steadySeconds();
       if (!evaluation.skipTiming && state.baseline && !state.baselineTiming && state.baselineProblem.empty())
         timeBaseline(state, evaluation);
+      const double baselineSeconds = steadySeconds() - baselineStart;
       if (!state.baselineProblem.empty())
         return {{"status", "bad_task"}, {"error", state.baselineProblem}};
       EntryFunction oracle = state.baseline    ? state.baseline->entry
@@ -141,6 +151,15 @@ public:
         }
       }
       answer["replay"] = json::object{{"seed", evaluation.seed}};
+      // The judge's own share of this answer: its start-up (the first answer
+      // of a judge only), the task's buffers, the baseline's two workers.
+      json::object &phases =
+          answer["phases"].is_object() ? answer["phases"].as_object() : answer["phases"].emplace_object();
+      phases["judge_startup_seconds"] = std::exchange(startupSeconds_, 0.0);
+      phases["task_setup_seconds"] = setupSeconds;
+      phases["baseline_seconds"] = baselineSeconds;
+      const json::value *timing = answer.if_contains("timing");
+      phases["second_worker"] = timing && timing->is_object() && timing->as_object().contains("first_worker_rejected");
       return answer;
     } catch (const TaskError &problem) {
       // The task's trusted side failed (its reference, as the oracle of a timed call).
@@ -320,7 +339,11 @@ private:
       candidateLoaded_ = true; // conservatively: a judge failure from here on may be the library's doing
       // How long this evaluation waited for its worker's start (hidden when a spare was ready).
       const double waited = steadySeconds() - takenAt;
+      const double runStart = steadySeconds();
       answer = run.run();
+      answer["phases"] = json::object{{"trusted_start_seconds", run.trustedStartSeconds()},
+                                      {"load_seconds", run.loadSeconds()},
+                                      {"worker_run_seconds", steadySeconds() - runStart}};
       if (worker->faulted() || !run.loaded()) {
         answer["sandbox"] = worker->account(); // gone: how it ended is part of the verdict
       } else {
@@ -347,6 +370,7 @@ private:
   std::deque<std::unique_ptr<WorkerSession>> spares_;
   std::vector<std::unique_ptr<WorkerSession>> retiring_;
   bool broken_ = false, candidateLoaded_ = false;
+  double startupSeconds_ = 0; // the constructor's: reported with the first answer
 };
 
 struct BadRequest : std::runtime_error {

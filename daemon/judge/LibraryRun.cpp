@@ -202,11 +202,18 @@ json::object LibraryRun::run() {
   const bool deviceMemory = buffers_.memory().device();
   json::object failure;
   worker_.freezeBetweenRequests();
-  if (!trustedStart(failure))
+  const bool started = trustedStart(failure);
+  trustedStartSeconds_ = steadySeconds() - began;
+  if (!started)
     return failure;
 
   // Load: the library's constructors run now; from here on every failure is its own.
   {
+    const double loadStart = steadySeconds();
+    struct LoadClock {
+      double start, &into;
+      ~LoadClock() { into = steadySeconds() - start; }
+    } loadClock{loadStart, loadSeconds_};
     Message request, reply;
     request.op = Op::Load;
     const std::string text = request_.library + '\0' + task.entry;

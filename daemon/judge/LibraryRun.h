@@ -61,6 +61,11 @@ public:
   // Faults before loading are the machine's, not the candidate's.
   bool retryable() const { return retryable_; }
   std::optional<BaselineTiming> baselineTiming() const { return timing_; }
+  // Where this run's time went (seconds): the trusted start (preflight,
+  // calibration, mapping, the filter) and the library's load; the
+  // correctness and timing phases are in the answer itself.
+  double trustedStartSeconds() const { return trustedStartSeconds_; }
+  double loadSeconds() const { return loadSeconds_; }
   void setGpuBaseline(const BaselineTiming *baseline) { gpuBaseline_ = baseline; }
   // Called once before the timed calls: the judge lets the next worker finish
   // its start-up there, so that nothing but this worker and the judge uses
@@ -89,6 +94,7 @@ private:
   bool oracleOnHost_;
   Role role_;
   double deadline_ = 0;
+  double trustedStartSeconds_ = 0, loadSeconds_ = 0;
   bool loaded_ = false, retryable_ = false;
   RoundTripCalibration calibration_;
   std::optional<BaselineTiming> timing_;

@@ -549,6 +549,12 @@ json::object Evaluator::compute(const EvaluationRequest &request, const Prepared
     profile["worker_start_seconds"] = numberOr(sandboxRun, "start_wait_seconds", 0);
     profile["correctness_seconds"] = numberOr(objectAt(result, "correctness"), "seconds", 0);
     profile["timing_seconds"] = numberOr(objectAt(result, "timing"), "seconds", 0);
+    // The rest of the judge's time: its start-up, the task's buffers, the
+    // baseline's workers, each worker's trusted start and the library's load.
+    const json::object *phases = objectAt(result, "phases");
+    for (const char *field : {"judge_startup_seconds", "task_setup_seconds", "baseline_seconds",
+                              "trusted_start_seconds", "load_seconds", "worker_run_seconds"})
+      profile[field] = numberOr(phases, field, 0);
     outcome = judgedOutcome(result, config_.reward);
   }
   const std::string status(result.at("status").as_string());

@@ -173,6 +173,26 @@ TEST(Judge, TheBaselineIsTimedInTwoWorkersAndTheTighterGapIsTheReference) {
                    std::min(gaps[0].to_number<double>(), gaps[1].to_number<double>()));
   EXPECT_EQ(baseline.at("samples").as_array().size(), 10u); // the speedup's denominator: the full run's
   EXPECT_GT(timing.at("speedup_gpu").as_double(), 0.0);
+  // Where the judge's time went, for the daemon's profile: the first answer
+  // carries the judge's start-up and the baseline's two workers; the worker's
+  // run holds its trusted start, its load, its correctness and timing phases.
+  const auto &phases = r[0].at("phases").as_object();
+  EXPECT_GT(phases.at("judge_startup_seconds").as_double(), 0.0);
+  EXPECT_GT(phases.at("baseline_seconds").as_double(), 0.0);
+  EXPECT_GT(phases.at("trusted_start_seconds").as_double(), 0.0);
+  EXPECT_GT(phases.at("load_seconds").as_double(), 0.0);
+  EXPECT_GE(phases.at("worker_run_seconds").as_double(),
+            phases.at("trusted_start_seconds").as_double() + phases.at("load_seconds").as_double() +
+                r[0].at("correctness").at("seconds").as_double() + timing.at("seconds").as_double());
+  // Whether the worker's times needed a second worker is the machine's (on a
+  // loaded CPU the round trips are noisy); the answer says which it was.
+  EXPECT_EQ(phases.at("second_worker").as_bool(), timing.contains("first_worker_rejected"));
+  // A second candidate of the same judge pays neither again.
+  const auto two = judge(kScaleTask, "scale", CUDAPERF_SCALE_REFERENCE,
+                         {CUDAPERF_SCALE_REFERENCE, CUDAPERF_SCALE_REFERENCE}, false, 10, CUDAPERF_SCALE_REFERENCE);
+  ASSERT_EQ(statusOf(two[1]), "ok") << json::serialize(two[1]);
+  EXPECT_EQ(two[1].at("phases").at("judge_startup_seconds").as_double(), 0.0);
+  EXPECT_LT(two[1].at("phases").at("baseline_seconds").as_double(), 0.001);
 }
 
 TEST(Judge, TheJudgesClockChargesEveryMillisecond) {
