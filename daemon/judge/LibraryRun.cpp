@@ -238,6 +238,8 @@ json::object LibraryRun::run() {
       largest = s;
   std::string noKernels, traceUnavailable;
   const auto correctnessStart = steadySeconds();
+  double correctnessCpuMs = 0, correctnessCallsMs = 0;
+  int correctnessCalls = 0;
   for (int trial = 0; trial < request_.trials; ++trial)
     for (std::size_t s = 0; s < task.correctnessSizes.size(); ++s) {
       ++total;
@@ -249,6 +251,16 @@ json::object LibraryRun::run() {
       const bool traced = s == largest && deviceMemory;
       if (!callOnce(sizes, traced ? worker::kTraceKernels : 0, call, failure))
         return failure;
+      // Checked after every call: a spinner is stopped at its first calls, not after the phase.
+      correctnessCpuMs += call.cpuMs;
+      correctnessCallsMs += call.wallMs;
+      const CpuUse cpu = correctnessCpuUse(correctnessCpuMs, correctnessCallsMs, ++correctnessCalls);
+      if (cpu.hostComputation)
+        return verdict("rejected", "the worker's processes used " + std::to_string(correctnessCpuMs) +
+                                       " ms of CPU time in " + std::to_string(correctnessCalls) +
+                                       " correctness calls of " + std::to_string(correctnessCallsMs) + " ms (budget " +
+                                       std::to_string(cpu.budgetMs) +
+                                       " ms: one busy thread): the work must be done by the candidate's own kernels");
       if (traced) {
         if (call.reply.traceAvailable) {
           largestActivity.push_back(activityToJson(call.reply, call.wallMs));

@@ -17,6 +17,9 @@ constexpr double kCpuAllowanceMs = 2.0;  // once per phase
 constexpr double kCpuShareHost = 1.0;
 constexpr double kCpuPerCallHostMs = 0.5;
 constexpr double kCpuAllowanceHostMs = 5.0;
+constexpr double kCpuShareCorrectness = 1.5; // of the correctness calls' time: one busy thread and change
+constexpr double kCpuPerCallCorrectnessMs = 0.5;
+constexpr double kCpuAllowanceCorrectnessMs = 10.0;
 
 double medianAbsoluteDeviation(const std::vector<double> &values, double center) {
   std::vector<double> deviations;
@@ -167,6 +170,13 @@ double toleratedWaitMs(double postCallWaitMs, const RoundTripCalibration &c, con
   const double untolerated = reference.known ? std::max(own, reference.limitMs) : own;
   const double limit = unfinishedLimitMs(c, reference);
   return std::clamp(postCallWaitMs - untolerated, 0.0, std::max(0.0, limit - untolerated));
+}
+
+CpuUse correctnessCpuUse(double cpuMs, double callsMs, int calls) {
+  CpuUse use;
+  use.budgetMs = kCpuShareCorrectness * callsMs + kCpuPerCallCorrectnessMs * calls + kCpuAllowanceCorrectnessMs;
+  use.hostComputation = cpuMs > use.budgetMs;
+  return use;
 }
 
 bool gpuBusyBeforeCall(double probeMs, const RoundTripCalibration &c) {

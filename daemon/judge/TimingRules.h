@@ -131,6 +131,13 @@ struct CpuUse {
 // CPU itself, so one busy thread is allowed and more are not.
 CpuUse judgeCpuUse(double cpuMs, double callsMs, int calls, bool hostMemory);
 
+// The correctness calls' CPU time, so far: at most one busy thread (the
+// first call's module load, a host-memory candidate's own copies) and the
+// driver's small change. A candidate that spins several cores there, where
+// the timed phase's budget does not look, slows every other judge on the
+// host (the second review's finding).
+CpuUse correctnessCpuUse(double cpuMs, double callsMs, int calls);
+
 double median(std::vector<double> values);
 double coefficientOfVariation(const std::vector<double> &values);
 

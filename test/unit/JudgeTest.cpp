@@ -232,6 +232,16 @@ TEST(Judge, HostThreadsComputingAreRejected) { // class 5
   EXPECT_NE(errorOf(r[0]).find("CPU time"), std::string::npos) << errorOf(r[0]);
 }
 
+TEST(Judge, CoresSpunInTheCorrectnessCallsAreRejected) { // class 5, in the phase the timed budget does not see
+  const auto r = scale({CUDAPERF_HOSTILE_CORRECTNESS_SPIN, CUDAPERF_SCALE_REFERENCE});
+  EXPECT_EQ(statusOf(r[0]), "rejected") << json::serialize(r[0]);
+  EXPECT_NE(errorOf(r[0]).find("correctness calls"), std::string::npos) << errorOf(r[0]);
+  // Stopped at its first call: no timing phase was reached.
+  EXPECT_FALSE(r[0].contains("timing")) << json::serialize(r[0]);
+  // One honest thread of work (the reference, after it) stays within the budget.
+  EXPECT_EQ(statusOf(r[1]), "ok") << json::serialize(r[1]);
+}
+
 TEST(Judge, AForgedReplyOnTheJudgesChannelIsRejected) { // class 8
   const auto r = scale({CUDAPERF_HOSTILE_CHANNEL_FORGE});
   EXPECT_EQ(statusOf(r[0]), "rejected") << json::serialize(r[0]);

@@ -113,6 +113,15 @@ TEST(TimingRules, CpuBudgetCatchesHostComputation) {
   EXPECT_TRUE(judgeCpuUse(120, 30, 30, true).hostComputation);
 }
 
+TEST(TimingRules, CorrectnessCallsMayKeepOneThreadBusy) {
+  // 4 calls of 10 ms: budget 1.5 x 40 + 4 x 0.5 + 10 = 72 ms.
+  EXPECT_NEAR(correctnessCpuUse(0, 40, 4).budgetMs, 72.0, 1e-12);
+  EXPECT_FALSE(correctnessCpuUse(40, 40, 4).hostComputation); // one thread busy throughout (a host-memory copy)
+  EXPECT_FALSE(correctnessCpuUse(50, 50, 1).hostComputation); // the first call's module load: one thread, 50 ms
+  EXPECT_TRUE(correctnessCpuUse(80, 40, 4).hostComputation);  // two threads spinning
+  EXPECT_TRUE(correctnessCpuUse(6 * 40, 40, 4).hostComputation);
+}
+
 TEST(TimingRules, MedianAndCoefficientOfVariation) {
   EXPECT_DOUBLE_EQ(median({3, 1, 2}), 2);
   EXPECT_DOUBLE_EQ(median({4, 1, 2, 3}), 2.5);
