@@ -110,9 +110,19 @@ ProbeReference postCallProbeReference(const std::vector<double> &postCallWaitMs)
   return reference;
 }
 
-double unfinishedLimitMs(const RoundTripCalibration &c, const ProbeReference &reference) {
+namespace {
+
+// What a post-call wait may be before any of the tolerance is drawn on:
+// the calibration's own band, or the baseline's limit where it is higher.
+double untoleratedWaitLimitMs(const RoundTripCalibration &c, const ProbeReference &reference, double tolerance) {
   const double own = c.probeLimitMs - c.probeIdleMs;
-  return reference.known ? std::max(own, reference.limitMs + kGapToleranceMs) : own;
+  return reference.known ? std::max(own, reference.limitMs + tolerance) : own;
+}
+
+} // namespace
+
+double unfinishedLimitMs(const RoundTripCalibration &c, const ProbeReference &reference) {
+  return untoleratedWaitLimitMs(c, reference, kGapToleranceMs);
 }
 
 GapReference gapReference(const std::vector<double> &wallMs, const std::vector<double> &eventMs) {
@@ -166,8 +176,7 @@ TimedSamples timedSamples(const std::vector<double> &wallMs, const std::vector<d
 }
 
 double toleratedWaitMs(double postCallWaitMs, const RoundTripCalibration &c, const ProbeReference &reference) {
-  const double own = c.probeLimitMs - c.probeIdleMs;
-  const double untolerated = reference.known ? std::max(own, reference.limitMs) : own;
+  const double untolerated = untoleratedWaitLimitMs(c, reference, 0.0);
   const double limit = unfinishedLimitMs(c, reference);
   return std::clamp(postCallWaitMs - untolerated, 0.0, std::max(0.0, limit - untolerated));
 }

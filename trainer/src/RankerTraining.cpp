@@ -109,7 +109,9 @@ MonotonePart monotonePart(const RankerModel &model, const std::vector<MonotoneFe
   return part;
 }
 
-void copyOut(torch::nn::Sequential &network, RankerModel &model) {
+// The network's layers and the monotone terms into `model` (the monotone
+// inputs' first-layer weights as 0: masked in training, checked on load).
+void copyOut(torch::nn::Sequential &network, const MonotonePart &monotone, RankerModel &model) {
   model.layers.clear();
   for (auto &linear : linearLayers(network)) {
     const torch::Tensor weight = linear->weight.detach().contiguous();
@@ -124,10 +126,6 @@ void copyOut(torch::nn::Sequential &network, RankerModel &model) {
     }
     model.layers.push_back(std::move(layer));
   }
-}
-
-void copyOut(torch::nn::Sequential &network, const MonotonePart &monotone, RankerModel &model) {
-  copyOut(network, model);
   model.monotone.clear();
   if (monotone.empty())
     return;
@@ -135,7 +133,7 @@ void copyOut(torch::nn::Sequential &network, const MonotonePart &monotone, Ranke
   for (std::int64_t t = 0; t < monotone.inputs.numel(); ++t) {
     const auto input = static_cast<std::size_t>(monotone.inputs[t].item<std::int64_t>());
     for (auto &row : model.layers.front().weights)
-      row[input] = 0.0; // masked in training: what the file format checks
+      row[input] = 0.0;
     model.monotone.push_back(MonotoneTerm{input, weights[t].item<double>()});
   }
 }
