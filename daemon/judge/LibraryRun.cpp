@@ -7,8 +7,12 @@
 #include <cmath>
 #include <csignal>
 #include <cstring>
+#include <fcntl.h>
+#include <filesystem>
 #include <random>
 #include <sstream>
+#include <sys/mman.h>
+#include <unistd.h>
 
 namespace cudaperf::judge {
 
@@ -48,6 +52,35 @@ json::object activityToJson(const Message &reply, double callMs) {
           {"kernel_ms", reply.kernelMs},
           {"gpu_busy_ms", reply.busyMs},
           {"call_wall_ms", callMs}}; // the judge's round trip, CUPTI's launch overhead included
+}
+
+// The library for the worker to load: a sealed in-memory copy, so that the
+// worker needs no view of the folder it lies in (a spare worker's sandbox is
+// made before its candidate is known) and can change neither the copy nor
+// the cached file. Falls back to the file itself where memfds are refused.
+int sealedCopy(const std::string &path, std::string &problem) {
+  const int file = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (file < 0) {
+    problem = "cannot open the library " + path + ": " + std::strerror(errno);
+    return -1;
+  }
+  const int copy = memfd_create("candidate.so", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+  if (copy < 0)
+    return file;
+  bool copied = true;
+  char chunk[1 << 16];
+  for (ssize_t got; copied && (got = read(file, chunk, sizeof chunk)) != 0;) {
+    if (got < 0 && errno == EINTR)
+      continue;
+    copied = got > 0 && write(copy, chunk, static_cast<std::size_t>(got)) == got;
+  }
+  close(file);
+  if (!copied || fcntl(copy, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL) != 0) {
+    problem = "cannot copy the library " + path + ": " + std::strerror(errno);
+    close(copy);
+    return -1;
+  }
+  return copy;
 }
 
 } // namespace
@@ -214,11 +247,19 @@ json::object LibraryRun::run() {
       double start, &into;
       ~LoadClock() { into = steadySeconds() - start; }
     } loadClock{loadStart, loadSeconds_};
+    std::string problem;
+    const int library = sealedCopy(request_.library, problem);
+    if (library < 0)
+      return verdict("harness_error", problem);
+    struct Closer {
+      int fd;
+      ~Closer() { close(fd); }
+    } closer{library};
     Message request, reply;
     request.op = Op::Load;
-    const std::string text = request_.library + '\0' + task.entry;
+    const std::string text = std::filesystem::path(request_.library).filename().string() + '\0' + task.entry;
     std::memcpy(request.text, text.data(), std::min(text.size(), sizeof request.text - 2));
-    if (!worker_.exchange(request, Op::Loaded, reply, deadline_)) {
+    if (!worker_.exchange(request, Op::Loaded, reply, deadline_, {library})) {
       loaded_ = true; // its constructors ran: whatever happened is the candidate's
       return faultVerdict();
     }
@@ -467,7 +508,8 @@ json::object LibraryRun::run() {
                                           {"worker_gap_medians_ms", toJson(gpuBaseline_->workerGapMediansMs)},
                                           {"unfinished_reference_ms", gpuBaseline_->postProbe.known
                                                                           ? json::value(gpuBaseline_->postProbe.limitMs)
-                                                                          : json::value(nullptr)}};
+                                                                          : json::value(nullptr)},
+                                          {"age_seconds", steadySeconds() - gpuBaseline_->timedAt}};
     timing["gpu_baseline_ms"] = gpuBaseline_->medianMs;
     timing["speedup_gpu"] = medianMs > 0 ? gpuBaseline_->medianMs / medianMs : 0.0;
   }

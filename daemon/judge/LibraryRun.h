@@ -43,6 +43,7 @@ struct BaselineTiming {
   // Each baseline worker's median gap (the full run's, then the timing-only
   // run's): the references above are the tighter of the two.
   std::vector<double> workerGapMediansMs;
+  double timedAt = 0; // steady seconds: a judge reuses it for a while
 };
 
 enum class Role { Candidate, Baseline };

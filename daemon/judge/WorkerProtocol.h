@@ -12,7 +12,7 @@
 //   judge:  Empty x N               -> Returned each (calibration of the round trip)
 //   judge:  Map(buffers)            -> Mapped
 //   judge:  Filter                  -> Filtered (the system-call filter installed)
-//   judge:  Load(candidate, entry)  -> Loaded (library loaded: from here on, nothing is believed)
+//   judge:  Load(library fd, entry) -> Loaded (library loaded: from here on, nothing is believed)
 //   judge:  Call x M                -> Returned each
 //   judge:  Exit
 //
@@ -70,7 +70,7 @@ struct Message {
   std::uint64_t kernels = 0;                // Returned with kTraceKernels: kernels CUPTI recorded
   double kernelMs = 0, busyMs = 0;          // their summed and overlapped durations
   std::int32_t traceAvailable = 0;
-  char text[1024] = {}; // Load: library path and entry symbol (NUL-separated); errors
+  char text[1024] = {}; // Load: library name and entry symbol (NUL-separated); errors
 };
 
 inline void setText(Message &message, const char *text) {

@@ -147,6 +147,10 @@ void apply(DaemonConfig &config, const std::string &key, const json::value &valu
     config.harnessWallSeconds = positive();
   else if (key == "worker_batch")
     config.workerBatch = static_cast<unsigned>(positive());
+  else if (key == "baseline_max_age_seconds")
+    config.baselineMaxAgeSeconds = positive();
+  else if (key == "judge_max_evaluations")
+    config.judgeMaxEvaluations = static_cast<std::size_t>(positive());
   else if (key == "seed")
     config.seed = static_cast<std::uint64_t>(number());
   else if (key == "runs")

@@ -34,9 +34,10 @@ double secondsSince(Clock::time_point start) { return std::chrono::duration<doub
 
 // ---------------------------------------------------------------- GpuQueue
 
-GpuQueue::GpuQueue(int gpu, JudgeOptions options, unsigned batch, Metrics &metrics)
+GpuQueue::GpuQueue(int gpu, JudgeOptions options, unsigned batch, std::size_t judgeMaxEvaluations, Metrics &metrics)
     : gpu_(gpu), options_(std::move(options)), batch_(batch), metrics_(metrics) {
   options_.environment.emplace_back("CUDA_VISIBLE_DEVICES", std::to_string(gpu));
+  session_ = std::make_unique<JudgeSession>(options_, judgeMaxEvaluations);
   thread_ = std::thread([this] { serve(); });
 }
 
@@ -73,8 +74,8 @@ void GpuQueue::serve() {
       wake_.wait(lock, [&] { return stopping_ || !pending_.empty(); });
       if (pending_.empty())
         return; // stopping, nothing left
-      // The oldest evaluation and the others of its task waiting with it: one
-      // judge (the task's buffers and the GPU baseline's timing made once).
+      // The oldest evaluation and the others of its task waiting with it,
+      // one after the other (the judge keeps one task's buffers at a time).
       batch.push_back(std::move(pending_.front()));
       pending_.pop_front();
       for (auto it = pending_.begin(); it != pending_.end() && batch.size() < batch_;) {
@@ -95,8 +96,9 @@ void GpuQueue::serve() {
       job.candidates.push_back(pending.job.candidates.front());
     const auto start = Clock::now();
     std::vector<json::object> results;
+    const std::size_t failuresBefore = session_->failures();
     try {
-      results = runJudge(job, options_);
+      results = session_->run(job);
     } catch (const std::exception &error) {
       for (auto &pending : batch)
         pending.promise.set_value(json::object{{"status", "harness_error"}, {"error", error.what()}});
@@ -106,15 +108,14 @@ void GpuQueue::serve() {
     // share of that is what bounds the evaluations per GPU-hour.
     const double held = secondsSince(start) / static_cast<double>(batch.size());
     metrics_.observePhase("gpu", held);
+    for (std::size_t f = failuresBefore; f < session_->failures(); ++f)
+      metrics_.countWorkerRestart(gpu_);
     for (std::size_t i = 0; i < batch.size(); ++i) {
       json::object result = i < results.size() ? std::move(results[i]) : json::object{{"status", "harness_error"}};
       result["gpu_queue"] =
           json::object{{"wait_seconds", std::chrono::duration<double>(start - batch[i].submitted).count()},
                        {"held_seconds", held},
                        {"batch", batch.size()}};
-      const auto *judge = objectAt(result, "judge");
-      if (judge && (judge->at("outcome") != "exited" || judge->at("exit_code") != 0))
-        metrics_.countWorkerRestart(gpu_);
       result["gpu"] = gpu_;
       batch[i].promise.set_value(std::move(result));
     }
@@ -185,10 +186,12 @@ Evaluator::Evaluator(DaemonConfig config, EvaluationStore &store, TaskCatalog &c
     options.judge = judge;
     options.worker = worker;
     options.wallSeconds = config_.harnessWallSeconds;
+    options.baselineMaxAgeSeconds = config_.baselineMaxAgeSeconds;
     options.hiddenPaths = hidden;
     options.requireIsolation = !config_.insecureNoIsolation;
     options.environment.emplace_back("CUDA_VISIBLE_DEVICES", std::to_string(gpu));
-    gpus_.push_back(std::make_unique<GpuQueue>(gpu, options, config_.workerBatch, metrics_));
+    gpus_.push_back(
+        std::make_unique<GpuQueue>(gpu, options, config_.workerBatch, config_.judgeMaxEvaluations, metrics_));
   }
   for (const auto &queue : gpus_) {
     GpuQueue *raw = queue.get();

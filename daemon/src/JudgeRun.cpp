@@ -30,51 +30,7 @@ json::object verdictWithoutAnswer(const sandbox::Result &run, double wallSeconds
   return {{"status", "harness_error"}, {"error", text.str()}};
 }
 
-namespace {
-
-// One judge process over `candidates`; returns the answers it gave (a prefix,
-// in order) and how it ended.
-std::vector<json::object> runOnce(const JudgeJob &job, const JudgeOptions &options,
-                                  const std::vector<const JudgeCandidate *> &candidates, sandbox::Result &run) {
-  std::random_device entropy;
-  std::vector<std::string> nonces;
-  sandbox::Request request;
-  request.argv = {std::filesystem::absolute(options.judge).string(), "--device", options.cuda ? "cuda" : "none"};
-  if (!options.worker.empty())
-    request.argv.insert(request.argv.end(), {"--worker", std::filesystem::absolute(options.worker).string()});
-  for (const auto &path : options.hiddenPaths)
-    request.argv.insert(request.argv.end(), {"--hide", path});
-  if (!options.requireIsolation)
-    request.argv.push_back("--insecure-no-isolation");
-  request.environment = options.environment;
-  std::vector<std::string> visible;
-  for (const JudgeCandidate *candidate : candidates) {
-    std::ostringstream nonce;
-    nonce << std::hex << entropy() << entropy() << entropy() << entropy();
-    nonces.push_back(nonce.str());
-    const ReferenceData &reference = *candidate->reference;
-    json::object line{{"task_json", job.taskJson},
-                      {"task_name", job.task->name},
-                      {"candidate", std::filesystem::weakly_canonical(candidate->library).string()},
-                      {"nonce", nonces.back()},
-                      {"seed", candidate->seed},
-                      {"trials", job.effectiveTrials()},
-                      {"warmup", job.warmup},
-                      {"runs", job.runs},
-                      {"skip_timing", job.skipTiming},
-                      {"min_gpu_share", job.minGpuShare},
-                      {"wall_seconds", options.wallSeconds},
-                      {"cpu_baseline_ms", reference.cpuBaselineMs},
-                      {"expected_bytes", reference.expectedBlob.size()}};
-    if (job.baseline)
-      line["baseline"] = std::filesystem::weakly_canonical(*job.baseline).string();
-    if (job.reference)
-      line["reference"] = std::filesystem::weakly_canonical(*job.reference).string();
-    request.stdinData += json::serialize(line) + "\n" + reference.expectedBlob;
-    visible.push_back(std::filesystem::weakly_canonical(candidate->library).parent_path().string());
-  }
-  for (const auto &path : visible)
-    request.argv.insert(request.argv.end(), {"--visible", path});
+sandbox::Limits trustedJudgeLimits() {
   // The judge is trusted and puts its workers into namespaces itself: it runs
   // as the daemon's user, in the daemon's namespaces, with its own deadline.
   sandbox::Limits limits;
@@ -84,6 +40,80 @@ std::vector<json::object> runOnce(const JudgeJob &job, const JudgeOptions &optio
   limits.processes = 1 << 20;
   limits.fileSizeBytes = 1ull << 30;
   limits.outputBytes = 64 << 20;
+  return limits;
+}
+
+std::vector<std::string> judgeArguments(const JudgeOptions &options) {
+  std::vector<std::string> argv = {std::filesystem::absolute(options.judge).string(), "--device",
+                                   options.cuda ? "cuda" : "none"};
+  if (!options.worker.empty())
+    argv.insert(argv.end(), {"--worker", std::filesystem::absolute(options.worker).string()});
+  for (const auto &path : options.hiddenPaths)
+    argv.insert(argv.end(), {"--hide", path});
+  if (!options.requireIsolation)
+    argv.push_back("--insecure-no-isolation");
+  return argv;
+}
+
+std::string freshNonce() {
+  thread_local std::random_device entropy;
+  std::ostringstream nonce;
+  nonce << std::hex << entropy() << entropy() << entropy() << entropy();
+  return nonce.str();
+}
+
+std::string judgeRequest(const JudgeJob &job, const JudgeOptions &options, const JudgeCandidate &candidate,
+                         const std::string &nonce) {
+  const ReferenceData &reference = *candidate.reference;
+  json::object line{{"task_json", job.taskJson},
+                    {"task_name", job.task->name},
+                    {"candidate", std::filesystem::weakly_canonical(candidate.library).string()},
+                    {"nonce", nonce},
+                    {"seed", candidate.seed},
+                    {"trials", job.effectiveTrials()},
+                    {"warmup", job.warmup},
+                    {"runs", job.runs},
+                    {"skip_timing", job.skipTiming},
+                    {"min_gpu_share", job.minGpuShare},
+                    {"wall_seconds", options.wallSeconds},
+                    {"baseline_max_age_seconds", options.baselineMaxAgeSeconds},
+                    {"cpu_baseline_ms", reference.cpuBaselineMs},
+                    {"expected_bytes", reference.expectedBlob.size()}};
+  if (job.baseline)
+    line["baseline"] = std::filesystem::weakly_canonical(*job.baseline).string();
+  if (job.reference)
+    line["reference"] = std::filesystem::weakly_canonical(*job.reference).string();
+  return json::serialize(line) + "\n" + reference.expectedBlob;
+}
+
+std::optional<json::object> judgeAnswer(const std::string &text, const std::string &nonce) {
+  boost::system::error_code error;
+  json::value answer = json::parse(text, error);
+  if (error || !answer.is_object())
+    return std::nullopt;
+  json::object &object = answer.get_object();
+  const auto *given = object.if_contains("nonce");
+  if (!given || !given->is_string() || given->get_string() != nonce)
+    return std::nullopt;
+  object.erase("nonce");
+  return std::move(object);
+}
+
+namespace {
+
+// One judge process over `candidates`; returns the answers it gave (a prefix,
+// in order) and how it ended.
+std::vector<json::object> runOnce(const JudgeJob &job, const JudgeOptions &options,
+                                  const std::vector<const JudgeCandidate *> &candidates, sandbox::Result &run) {
+  std::vector<std::string> nonces;
+  sandbox::Request request;
+  request.argv = judgeArguments(options);
+  request.environment = options.environment;
+  for (const JudgeCandidate *candidate : candidates) {
+    nonces.push_back(freshNonce());
+    request.stdinData += judgeRequest(job, options, *candidate, nonces.back());
+  }
+  sandbox::Limits limits = trustedJudgeLimits();
   // Start-up (CUDA context, the baseline's timing) plus each evaluation.
   const double perEvaluation = options.wallSeconds + 30;
   limits.stdoutSilenceSeconds = 2 * perEvaluation + 120;
@@ -95,29 +125,20 @@ std::vector<json::object> runOnce(const JudgeJob &job, const JudgeOptions &optio
   std::vector<json::object> answers;
   std::istringstream lines(run.stdoutText);
   std::string text;
-  while (answers.size() < nonces.size() && std::getline(lines, text)) {
-    boost::system::error_code error;
-    json::value answer = json::parse(text, error);
-    if (error || !answer.is_object())
-      continue;
-    json::object &object = answer.get_object();
-    const auto *nonce = object.if_contains("nonce");
-    if (!nonce || !nonce->is_string() || nonce->get_string() != nonces[answers.size()])
-      continue;
-    object.erase("nonce");
-    answers.push_back(std::move(object));
-  }
+  while (answers.size() < nonces.size() && std::getline(lines, text))
+    if (auto answer = judgeAnswer(text, nonces[answers.size()]))
+      answers.push_back(std::move(*answer));
   return answers;
 }
 
-json::object describe(const sandbox::Result &run) {
+} // namespace
+
+json::object judgeAccount(const sandbox::Result &run) {
   return {{"outcome", sandbox::toString(run.outcome)},
           {"exit_code", run.exitCode},
           {"wall_seconds", run.wallSeconds},
           {"stderr_tail", sandbox::printableTail(run.stderrText, 2000)}};
 }
-
-} // namespace
 
 std::vector<json::object> runJudge(const JudgeJob &job, const JudgeOptions &options, int repeat) {
   std::vector<const JudgeCandidate *> pending;
@@ -129,8 +150,9 @@ std::vector<json::object> runJudge(const JudgeJob &job, const JudgeOptions &opti
   while (next < pending.size()) {
     sandbox::Result run;
     auto answers = runOnce(job, options, {pending.begin() + next, pending.end()}, run);
-    const json::object account = describe(run);
+    const json::object account = judgeAccount(run);
     for (auto &answer : answers) {
+      answer.erase("judge_exits"); // the exit status says so too
       answer["judge"] = account;
       results.push_back(std::move(answer));
     }

@@ -144,21 +144,31 @@ public:
     return reply;
   }
 
-  Message load(const Message &request) {
+  // The library comes as a descriptor (the judge opened it): no candidate's
+  // folder is ever in a worker's view, so a worker started before its
+  // candidate was known can load it.
+  Message load(const Message &request, std::vector<int> &fds) {
     Message reply;
     reply.op = Op::Loaded;
     reply.sequence = request.sequence;
-    const std::string path = request.text;
-    const std::string symbol = request.text + path.size() + 1;
+    const std::string name = request.text;
+    const std::string symbol = request.text + name.size() + 1;
     if (!filtered_) {
       reply.status = 2;
       worker::setText(reply, "no system-call filter: the judge must ask for it first");
       return reply;
     }
+    if (fds.size() != 1) {
+      reply.status = 3;
+      worker::setText(reply, "Load: expected the library as one descriptor");
+      return reply;
+    }
+    const std::string path = "/proc/self/fd/" + std::to_string(fds[0]);
     void *handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+    close(fds[0]); // mapped now (or refused)
     if (!handle) {
       reply.status = 3;
-      worker::setText(reply, ("cannot load " + path + ": " + dlerror()).c_str());
+      worker::setText(reply, ("cannot load " + name + ": " + dlerror()).c_str());
       return reply;
     }
     entry_ = reinterpret_cast<EntryFunction>(dlsym(handle, symbol.c_str()));
@@ -310,7 +320,7 @@ int main(int argc, char **argv) {
       reply = worker.filter(request);
       break;
     case Op::Load:
-      reply = worker.load(request);
+      reply = worker.load(request, fds);
       break;
     case Op::Empty:
     case Op::Call:

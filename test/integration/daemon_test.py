@@ -363,10 +363,12 @@ class GpuQueuePathTest(unittest.TestCase):
                 self.assertEqual(status, 200, body)
                 self.assertLess(time.time() - start, 300)
                 for result in body["results"]:
-                    # Answered by the judge itself, not a start failure.
+                    # Answered by the judge itself, not a start failure: one
+                    # judge kept for the whole batch, still running.
                     self.assertIn(result["status"], ("no_gpu", "ok"), result)
                     self.assertIn("judge", result, result)
-                    self.assertEqual(result["judge"]["outcome"], "exited", result)
+                    self.assertEqual(result["judge"]["outcome"], "running", result)
+                    self.assertEqual(result["judge"]["judges_started"], 1, result)
                     self.assertNotIn("replay", result, "the secret seed stays in the store")
                     if result["status"] == "no_gpu":
                         self.assertIsNone(result["reward"]["r_ver"], "no GPU: unscored")

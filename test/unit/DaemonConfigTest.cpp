@@ -40,14 +40,17 @@ TEST(DaemonConfig, FlagsOverrideDefaults) {
 TEST(DaemonConfig, FileThenFlags) {
   const std::string file = "/tmp/cudaperfd-config-test-" + std::to_string(getpid()) + ".json";
   std::ofstream(file) << R"({"listen": "127.0.0.1:7000", "queue_capacity": 8, "reward": {"alpha_cv": 1.5},
-                            "gpus": []})";
-  const DaemonConfig config = configFromArguments({"--config", file, "--queue-capacity", "16"});
+                            "gpus": [], "baseline_max_age_seconds": 60})";
+  const DaemonConfig config =
+      configFromArguments({"--config", file, "--queue-capacity", "16", "--judge-max-evaluations", "64"});
   std::remove(file.c_str());
   EXPECT_EQ(config.port, 7000);
   EXPECT_EQ(config.queueCapacity, 16u); // the flag wins
   EXPECT_DOUBLE_EQ(config.reward.alphaCv, 1.5);
   EXPECT_TRUE(config.gpus.empty());
   EXPECT_TRUE(config.gpusGiven); // an empty list means: no GPU
+  EXPECT_DOUBLE_EQ(config.baselineMaxAgeSeconds, 60);
+  EXPECT_EQ(config.judgeMaxEvaluations, 64u);
 }
 
 TEST(DaemonConfig, ErrorsNameTheKey) {

@@ -31,8 +31,10 @@ struct DaemonConfig {
   double requestDeadlineSeconds = 600;
   double idleTimeoutSeconds = 30; // a connection silent this long is closed
   double harnessWallSeconds = 120;
-  unsigned workerBatch = 16; // evaluations of one task a warm harness takes at once
-  std::uint64_t seed = 0;    // 0: a fresh secret seed per evaluation; else fixed (development, replay)
+  unsigned workerBatch = 16;             // evaluations of one task the judge takes one after the other
+  double baselineMaxAgeSeconds = 300;    // a GPU baseline's timing is reused this long, then timed again
+  std::size_t judgeMaxEvaluations = 512; // then the GPU's long-lived judge is replaced by a fresh one
+  std::uint64_t seed = 0;                // 0: a fresh secret seed per evaluation; else fixed (development, replay)
   int runs = 30, warmup = 10;
   std::string logLevel = "info";
   bool precompiledHeaders = true;        // parse the CUDA headers once for all analyses

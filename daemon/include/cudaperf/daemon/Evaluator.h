@@ -11,6 +11,7 @@
 #include "cudaperf/daemon/DaemonConfig.h"
 #include "cudaperf/daemon/EvaluationStore.h"
 #include "cudaperf/daemon/JudgeRun.h"
+#include "cudaperf/daemon/JudgeSession.h"
 #include "cudaperf/daemon/Metrics.h"
 #include "cudaperf/daemon/ReferenceOutputs.h"
 #include "cudaperf/daemon/TaskCatalog.h"
@@ -45,7 +46,7 @@ struct EvaluationRequest {
 // the same task waiting together go to one judge (each in a worker of its own).
 class GpuQueue {
 public:
-  GpuQueue(int gpu, JudgeOptions options, unsigned batch, Metrics &metrics);
+  GpuQueue(int gpu, JudgeOptions options, unsigned batch, std::size_t judgeMaxEvaluations, Metrics &metrics);
   ~GpuQueue();
   // `job` holds one candidate.
   std::future<boost::json::object> submit(JudgeJob job);
@@ -61,6 +62,7 @@ private:
   void serve();
   int gpu_;
   JudgeOptions options_;
+  std::unique_ptr<JudgeSession> session_; // this GPU's judge, kept across batches
   unsigned batch_;
   Metrics &metrics_;
   mutable std::mutex mutex_;

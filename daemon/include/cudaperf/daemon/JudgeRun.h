@@ -28,6 +28,9 @@ struct JudgeOptions {
   std::vector<std::pair<std::string, std::string>> environment; // e.g. CUDA_VISIBLE_DEVICES
   bool cuda = true;                                             // false: host memory tasks only, no GPU (tests)
   bool requireIsolation = true; // false only for development: workers may run unisolated
+  // A task's GPU baseline timing is reused for this long within one judge
+  // (across its batches and task switches), then timed again.
+  double baselineMaxAgeSeconds = 300;
 };
 
 struct JudgeCandidate {
@@ -58,5 +61,16 @@ std::vector<boost::json::object> runJudge(const JudgeJob &job, const JudgeOption
 
 // The verdict for an evaluation the judge did not answer: never the candidate's.
 boost::json::object verdictWithoutAnswer(const sandbox::Result &run, double wallSeconds);
+
+// The judge's wire format, shared by runJudge and JudgeSession: its command
+// line, a request (a JSON line, then the expected outputs' bytes) and the
+// answer to it (a JSON line that counts only with the request's nonce).
+std::vector<std::string> judgeArguments(const JudgeOptions &options);
+sandbox::Limits trustedJudgeLimits();                         // the deadlines are the caller's
+boost::json::object judgeAccount(const sandbox::Result &run); // how a judge process ended
+std::string freshNonce();
+std::string judgeRequest(const JudgeJob &job, const JudgeOptions &options, const JudgeCandidate &candidate,
+                         const std::string &nonce);
+std::optional<boost::json::object> judgeAnswer(const std::string &line, const std::string &nonce);
 
 } // namespace cudaperf
