@@ -188,6 +188,11 @@ CpuUse correctnessCpuUse(double cpuMs, double callsMs, int calls) {
   return use;
 }
 
+double gpuShareOfCall(double tracedBusyMs, double medianMs, double gapShiftMs, bool workerTimesTrusted) {
+  const double callMs = workerTimesTrusted ? medianMs : medianMs - std::max(0.0, gapShiftMs);
+  return callMs > 0 ? std::clamp(tracedBusyMs / callMs, 0.0, 1.0) : 1.0;
+}
+
 bool gpuBusyBeforeCall(double probeMs, const RoundTripCalibration &c) {
   return probeMs > c.probeLimitMs + kBusyProbeMs;
 }

@@ -119,6 +119,16 @@ TimedSamples timedSamples(const std::vector<double> &wallMs, const std::vector<d
                           const std::vector<double> &unfinishedMs, const GapReference &reference,
                           const std::vector<double> &toleratedMs = {});
 
+// The share of a timed call the candidate's kernels kept the GPU busy (the
+// traced call's busy time against the median call), at most 1. When the
+// worker's event times were rejected, the median is the judge's round trip
+// less the baseline's gap, which still carries the excess gap it could not
+// explain (gap_shift: an honest worker's slow wake-ups as much as a liar's
+// shave); that excess is no call time of the candidate's kernels, so the
+// share is taken of the median without it. A liar gains nothing by it: its
+// samples are the judge's clock either way. Without a median: 1.
+double gpuShareOfCall(double tracedBusyMs, double medianMs, double gapShiftMs, bool workerTimesTrusted);
+
 struct CpuUse {
   bool hostComputation = false;
   double budgetMs = 0;

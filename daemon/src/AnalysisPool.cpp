@@ -64,6 +64,7 @@ std::unique_ptr<AnalysisPool::Server> AnalysisPool::start(std::string &error) co
   sandbox::Request request;
   request.argv = {std::filesystem::absolute(options_.server).string()};
   sandbox::Limits limits;
+  limits.niceness = 10; // second to the GPU's judge and worker
   limits.rootView = sandbox::systemRootView();
   limits.rootView.push_back(std::filesystem::weakly_canonical(options_.server).parent_path().string());
   for (const auto &[arch, file] : options_.precompiledHeaders) {

@@ -28,6 +28,7 @@ sandbox::Limits CompileOptions::defaultCompileLimits() {
   // compiles share it; nvcc runs no candidate code, so a high ceiling is safe.
   limits.processes = 4096;
   limits.outputBytes = 256 << 10;
+  limits.niceness = 10; // second to the GPU's judge and worker
   return limits;
 }
 

@@ -364,6 +364,8 @@ std::string describeMissing(int mask) {
 
   const auto cpu = static_cast<rlim_t>(limits.cpuSeconds < 1 ? 1 : limits.cpuSeconds);
   setLimit(RLIMIT_CPU, cpu, cpu + 1);
+  if (limits.niceness > 0)
+    setpriority(PRIO_PROCESS, 0, limits.niceness); // inherited by all it starts
   setLimit(RLIMIT_FSIZE, limits.fileSizeBytes, limits.fileSizeBytes);
   setLimit(RLIMIT_NOFILE, limits.openFiles, limits.openFiles);
   setLimit(RLIMIT_NPROC, limits.processes, limits.processes);

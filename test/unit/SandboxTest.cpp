@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <sys/resource.h>
+
 #include <arpa/inet.h>
 #include <cstdlib>
 #include <dirent.h>
@@ -66,6 +68,17 @@ TEST(Sandbox, ExitCodeAndOutput) {
   EXPECT_EQ(result.stderrText, "err\n");
   EXPECT_FALSE(result.succeeded());
   EXPECT_TRUE(shell("true", quick()).succeeded());
+}
+
+TEST(Sandbox, ANicenessIsTheProgramsAndItsChildrens) {
+  Limits limits = quick();
+  limits.niceness = 10;
+  // The nice(1) of coreutils prints the niceness it runs at; the shell's child inherits it.
+  const auto result = shell("nice; sh -c nice", limits);
+  EXPECT_EQ(result.stdoutText, "10\n10\n") << result.stderrText;
+  errno = 0;
+  const int own = getpriority(PRIO_PROCESS, 0);
+  EXPECT_EQ(shell("nice", quick()).stdoutText, std::to_string(own) + "\n"); // unchanged by default
 }
 
 TEST(Sandbox, StdinIsPassed) {

@@ -102,6 +102,22 @@ TEST(TimingRules, TheProbeBeforeACallSeesForeignWork) {
   EXPECT_TRUE(gpuBusyBeforeCall(2.0, c)); // waited out someone's time slice
 }
 
+TEST(TimingRules, TheGpuShareIsOfTheCallNotOfTheGapTheJudgeCouldNotExplain) {
+  // Believed times: busy 0.02 ms of a 0.05 ms median call.
+  EXPECT_DOUBLE_EQ(gpuShareOfCall(0.02, 0.05, 0.30, true), 0.4);
+  // Rejected: the median 0.35 ms holds a 0.30 ms gap excess (an honest
+  // worker's slow wake-ups on the H200): 0.02 of the remaining 0.05 ms.
+  EXPECT_DOUBLE_EQ(gpuShareOfCall(0.02, 0.35, 0.30, false), 0.4);
+  // A gap below the reference's takes nothing off.
+  EXPECT_DOUBLE_EQ(gpuShareOfCall(0.02, 0.20, -0.05, false), 0.1);
+  // A token kernel in a long call stays a token, believed or not.
+  EXPECT_DOUBLE_EQ(gpuShareOfCall(0.001, 2.0, 0.0, false), 0.0005);
+  EXPECT_DOUBLE_EQ(gpuShareOfCall(0.001, 2.0, 0.0, true), 0.0005);
+  // Never above 1, and 1 when there is no call time left to share.
+  EXPECT_DOUBLE_EQ(gpuShareOfCall(0.5, 0.2, 0.0, true), 1.0);
+  EXPECT_DOUBLE_EQ(gpuShareOfCall(0.02, 0.25, 0.30, false), 1.0);
+}
+
 TEST(TimingRules, CpuBudgetCatchesHostComputation) {
   // Device memory: 30 calls of 1 ms each: budget 0.5 * 30 + 0.2 * 30 + 2 = 23 ms.
   EXPECT_DOUBLE_EQ(judgeCpuUse(0, 30, 30, false).budgetMs, 23.0);

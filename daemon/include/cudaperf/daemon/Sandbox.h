@@ -30,10 +30,14 @@ struct Limits {
   std::uint64_t openFiles = 256;              // RLIMIT_NOFILE
   std::uint64_t processes = 64;               // RLIMIT_NPROC (of the unprivileged user it runs as)
   std::uint64_t addressSpaceBytes = 0;        // RLIMIT_AS (0: unlimited): bounds a runaway's memory
-  std::size_t outputBytes = 1 << 20;          // cap per stream (stdout, stderr); past it the run is killed
-  bool isolateNetwork = true;                 // a new network namespace: no interface but a down loopback
-  bool isolateProcesses = true;               // a new PID namespace: its processes die with it
-  bool dropPrivileges = true;                 // started as root: run as nobody (uid/gid 65534)
+  // Scheduling niceness (0: the caller's). Compiles and analyses run at 10 so
+  // that they yield the cores to the judge and its worker, whose wake-ups
+  // are part of every timed call.
+  int niceness = 0;
+  std::size_t outputBytes = 1 << 20; // cap per stream (stdout, stderr); past it the run is killed
+  bool isolateNetwork = true;        // a new network namespace: no interface but a down loopback
+  bool isolateProcesses = true;      // a new PID namespace: its processes die with it
+  bool dropPrivileges = true;        // started as root: run as nobody (uid/gid 65534)
   // Refuse to start the program when any isolation asked for here cannot be
   // set up. Off only for development (the daemon's --insecure-no-isolation).
   bool requireIsolation = true;
