@@ -77,6 +77,13 @@ struct TrustedLibrary {
   // Never unloaded: CUDA registrations live with the process.
 };
 
+// An evaluation the machine cannot serve now (no worker starts): its
+// verdict is the machine's, and nothing about the task is remembered.
+struct MachineUnavailable : std::runtime_error {
+  MachineUnavailable(std::string status, const std::string &why) : std::runtime_error(why), status(std::move(status)) {}
+  std::string status;
+};
+
 struct Request {
   EvaluationRequest evaluation;
   std::string nonce, baseline, reference;
@@ -115,8 +122,12 @@ public:
     EvaluationRequest &evaluation = request.evaluation;
     const TaskSpec &task = evaluation.task;
     const bool deviceMemory = task.memory == MemoryMode::Device;
-    if (deviceMemory && !device_)
+    if (deviceMemory && !device_) {
+      // Its GPU did not come up (a transient driver error, memory a killed
+      // worker still held): a fresh judge may do better than this one.
+      broken_ = options_.cuda;
       return {{"status", "no_gpu"}, {"error", deviceProblem_}};
+    }
     Memory &memory = deviceMemory ? *device_ : *host_;
     try {
       const double setupStart = steadySeconds();
@@ -167,6 +178,8 @@ public:
       const json::value *timing = answer.if_contains("timing");
       phases["second_worker"] = timing && timing->is_object() && timing->as_object().contains("first_worker_rejected");
       return answer;
+    } catch (const MachineUnavailable &unavailable) {
+      return {{"status", unavailable.status}, {"error", unavailable.what()}};
     } catch (const TaskError &problem) {
       // The task's trusted side failed (its reference, as the oracle of a timed call).
       return {{"status", "bad_task"}, {"error", problem.what()}};
@@ -249,9 +262,18 @@ private:
     baseline.library = state.baselinePath;
     json::object answer =
         runInFreshWorker(baseline, *state.buffers, nullptr, false, Role::Baseline, nullptr, &state.baselineTiming);
-    if (answer.at("status") != "ok") {
-      state.baselineProblem = "the task's GPU baseline failed its own evaluation (" +
-                              std::string(answer.at("status").as_string()) + "): " + json::serialize(answer);
+    const std::string status(answer.at("status").as_string());
+    if (status == "no_gpu" || status == "harness_error") {
+      // Its workers did not start (the machine's, or a candidate's leftovers
+      // starved them): this evaluation cannot be timed, the next one tries again.
+      state.baselineTiming.reset();
+      throw MachineUnavailable(status, "the task's GPU baseline could not be timed: " +
+                                           std::string(answer.contains("error") ? answer.at("error").as_string()
+                                                                                : json::string("no worker")));
+    }
+    if (status != "ok") {
+      state.baselineProblem =
+          "the task's GPU baseline failed its own evaluation (" + status + "): " + json::serialize(answer);
       return;
     }
     // Its timed calls once more in a second fresh worker (its correctness is
@@ -266,6 +288,13 @@ private:
     if (again.at("status") != "ok" || !state.baselineTiming || !second)
       return; // the first run's references stand
     BaselineTiming &kept = *state.baselineTiming;
+    // The speedup's denominator: the faster of the two runs (a run slowed by
+    // what the last worker left behind must not flatter every candidate).
+    if (second->medianMs > 0 && second->medianMs < kept.medianMs) {
+      kept.medianMs = second->medianMs;
+      kept.samples = second->samples;
+      kept.cv = second->cv;
+    }
     kept.gaps = tighterGaps(kept.gaps, second->gaps);
     kept.postProbe = tighterProbeReference(kept.postProbe, second->postProbe);
     kept.workerGapMediansMs.insert(kept.workerGapMediansMs.end(), second->workerGapMediansMs.begin(),
@@ -358,16 +387,18 @@ private:
         for (auto &spare : spares_)
           spare->awaitReady(steadySeconds() + 30, false);
       });
-      candidateLoaded_ = false;
-      struct Loaded {
-        bool &flag;
-        ~Loaded() { flag = false; }
-      } reset{candidateLoaded_};
-      candidateLoaded_ = true; // conservatively: a judge failure from here on may be the library's doing
       // How long this evaluation waited for its worker's start (hidden when a spare was ready).
       const double waited = steadySeconds() - takenAt;
       const double runStart = steadySeconds();
-      answer = run.run();
+      candidateLoaded_ = false;
+      try {
+        answer = run.run();
+      } catch (const JudgeFailure &) {
+        // The judge's own context failed: the candidate's doing once its
+        // library is loaded (nothing else ran on this GPU), else the machine's.
+        candidateLoaded_ = role == Role::Candidate && run.loaded();
+        throw;
+      }
       answer["phases"] = json::object{{"trusted_start_seconds", run.trustedStartSeconds()},
                                       {"load_seconds", run.loadSeconds()},
                                       {"worker_run_seconds", steadySeconds() - runStart}};

@@ -135,7 +135,25 @@ json::object LibraryRun::faultVerdict() {
 // memory work, and the round trip of an empty call is measured.
 bool LibraryRun::trustedStart(json::object &failure) {
   Memory &memory = buffers_.memory();
-  SharedBuffer probe = memory.share(4096);
+  const char *unusable = memory.device() ? "no_gpu" : "harness_error";
+  retryable_ = true;
+  SharedBuffer probe;
+  try {
+    probe = memory.share(4096);
+  } catch (const JudgeFailure &) {
+    // The GPU's memory may still be held by the last worker (killed, its
+    // teardown overlapping this start; a candidate that filled the memory):
+    // reaped, then once more. Failing again is the machine's, never a verdict
+    // that ends the judge.
+    if (beforeBuffers_)
+      beforeBuffers_();
+    try {
+      probe = memory.share(4096);
+    } catch (const JudgeFailure &error) {
+      failure = verdict(unusable, std::string("the judge cannot allocate the worker's probe buffer: ") + error.what());
+      return false;
+    }
+  }
   memory.fill(probe.base, 0, probe.totalBytes);
   memory.synchronize();
   Message request;
@@ -147,8 +165,6 @@ bool LibraryRun::trustedStart(json::object &failure) {
   const bool written = answered && reply.status == 0 &&
                        memory.countUnlike(probe.base, probe.totalBytes, nullptr, worker::kPreflightPattern) == 0;
   memory.release(probe);
-  retryable_ = true;
-  const char *unusable = memory.device() ? "no_gpu" : "harness_error";
   if (!written) {
     failure = verdict(unusable, "the worker's preflight failed: " +
                                     std::string(!answered      ? worker_.message()
@@ -371,6 +387,7 @@ json::object LibraryRun::run() {
       unfinishedLimitMs(calibration_, gpuBaseline_ ? gpuBaseline_->postProbe : ProbeReference{});
   int outside = 0, busyBefore = 0, verified = 0;
   double unfinishedMax = 0, callsMs = 0, maxRatio = 0, tracedBusyMs = -1;
+  double uncountedCpuMs = 0, uncountedCallsMs = 0;
   double cpuAtStart = 0;
   json::object timing;
   for (int k = 0; k < calls; ++k) {
@@ -415,6 +432,23 @@ json::object LibraryRun::run() {
                             "compute with its own kernels";
           return result;
         }
+      }
+    }
+    // The calls that are not timed (the traced one, the warm-ups) get the
+    // correctness calls' budget, one busy thread and an allowance (CUPTI's
+    // bookkeeping fits it): spinning every core there gains no time but
+    // slows the other GPUs' judges on this host.
+    if (!counted) {
+      uncountedCpuMs += call.cpuMs;
+      uncountedCallsMs += call.wallMs;
+      const CpuUse cpu = correctnessCpuUse(uncountedCpuMs, uncountedCallsMs, k + 1);
+      if (role_ == Role::Candidate && cpu.hostComputation) {
+        result["status"] = "rejected";
+        result["error"] = "the worker's processes used " + std::to_string(uncountedCpuMs) + " ms of CPU time in " +
+                          std::to_string(k + 1) + " untimed calls of " + std::to_string(uncountedCallsMs) +
+                          " ms (budget " + std::to_string(cpu.budgetMs) +
+                          " ms): the work must be done by the candidate's own kernels, not on the host";
+        return result;
       }
     }
     // One call is enough to see a host computation: no need for forty. The

@@ -172,6 +172,26 @@ TEST_F(JudgeSessionTest, AJudgeThatEndsAfterAnsweringIsReplacedBeforeTheNextRequ
   EXPECT_EQ(session.failures(), 2u);
 }
 
+TEST_F(JudgeSessionTest, AJudgeWhoseGpuDidNotComeUpIsNotKeptForTheNextEvaluation) {
+  if (std::filesystem::exists("/dev/nvidia0"))
+    GTEST_SKIP() << "a GPU is here: its judge comes up";
+  // Asked for CUDA where there is none: the judge answers no_gpu and exits,
+  // so that a transient failure costs one evaluation, not a judge's life.
+  std::string deviceTask = kDoubleTask;
+  const std::string host = "\"memory\": \"host\"";
+  deviceTask.replace(deviceTask.find(host), host.size(), "\"memory\": \"device\"");
+  JudgeOptions options = realJudge();
+  options.cuda = true;
+  JudgeSession session(options);
+  const auto answers = session.run(job(deviceTask.c_str(), 2));
+  ASSERT_EQ(answers.size(), 2u);
+  for (std::size_t i = 0; i < 2; ++i) {
+    EXPECT_EQ(status(answers[i]), "no_gpu") << json::serialize(answers[i]);
+    EXPECT_EQ(answers[i].at("judge").at("judges_started").to_number<std::size_t>(), i + 1);
+  }
+  EXPECT_EQ(session.failures(), 1u); // the first judge, replaced before the second request
+}
+
 TEST_F(JudgeSessionTest, NoAnswerOrAWrongNonceIsTheMachinesVerdictNeverTheCandidates) {
   JudgeOptions silent = realJudge();
   silent.judge = script("read-and-exit", "read -r line <&3\nexit 0\n");

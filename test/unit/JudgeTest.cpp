@@ -242,6 +242,13 @@ TEST(Judge, CoresSpunInTheCorrectnessCallsAreRejected) { // class 5, in the phas
   EXPECT_EQ(statusOf(r[1]), "ok") << json::serialize(r[1]);
 }
 
+TEST(Judge, CoresSpunInTheUntimedCallsAtTheTimedSizeAreRejected) { // class 5, the calls no sample comes from
+  const auto r = scale({CUDAPERF_HOSTILE_WARMUP_SPIN});
+  EXPECT_EQ(statusOf(r[0]), "rejected") << json::serialize(r[0]);
+  EXPECT_NE(errorOf(r[0]).find("untimed calls"), std::string::npos) << errorOf(r[0]);
+  EXPECT_TRUE(r[0].at("correctness").at("failures").as_array().empty()) << json::serialize(r[0]); // honest outputs
+}
+
 TEST(Judge, AForgedReplyOnTheJudgesChannelIsRejected) { // class 8
   const auto r = scale({CUDAPERF_HOSTILE_CHANNEL_FORGE});
   EXPECT_EQ(statusOf(r[0]), "rejected") << json::serialize(r[0]);
