@@ -112,8 +112,8 @@ bool JudgeSession::readLine(std::string &line, double deadline) {
   }
 }
 
-json::object JudgeSession::account(const char *state) const {
-  return {{"outcome", state},
+json::object JudgeSession::runningAccount() const {
+  return {{"outcome", "running"},
           {"persistent", true},
           {"evaluations", evaluations_},
           {"judges_started", started_},
@@ -150,7 +150,7 @@ json::object JudgeSession::evaluate(const JudgeJob &job, const JudgeCandidate &c
         ++evaluations_;
         // Its own GPU context failed: it exits now, and the next request goes to a fresh judge.
         exiting_ = answer->erase("judge_exits") > 0;
-        (*answer)["judge"] = account("running");
+        (*answer)["judge"] = runningAccount();
         return std::move(*answer);
       }
     // No answer: the judge hung or ended on this evaluation. Never the candidate's verdict.

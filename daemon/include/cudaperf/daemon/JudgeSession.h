@@ -41,7 +41,7 @@ private:
   // The next line the judge sends, until `deadline` (steady seconds); false
   // when it ended, closed the channel or the deadline passed.
   bool readLine(std::string &line, double deadline);
-  boost::json::object account(const char *state) const;
+  boost::json::object runningAccount() const; // the "judge" field of an answer it gave
   boost::json::object evaluate(const JudgeJob &job, const JudgeCandidate &candidate);
 
   JudgeOptions options_;
