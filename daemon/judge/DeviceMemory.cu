@@ -348,12 +348,14 @@ public:
     check(cudaMemsetAsync(flush_, ++round_ & 0xff, kFlushBytes, 0), "L2 flush");
     check(cudaDeviceSynchronize(), "L2 flush");
   }
-  double probeMs() override {
-    const auto start = std::chrono::steady_clock::now();
+  void startProbe() override {
+    probeStart_ = std::chrono::steady_clock::now();
     probeKernel<<<1, 1>>>();
     check(cudaGetLastError(), "probe kernel");
+  }
+  double finishProbeMs() override {
     check(cudaDeviceSynchronize(), "probe kernel");
-    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - probeStart_).count();
   }
   std::string deviceName() const override { return name_; }
   std::string deviceUuid() const override { return uuid_; }
@@ -361,6 +363,7 @@ public:
 private:
   void *flush_ = nullptr;
   unsigned round_ = 0;
+  std::chrono::steady_clock::time_point probeStart_;
   std::string name_, uuid_;
 };
 

@@ -30,8 +30,10 @@
 
 #include <boost/json.hpp>
 #include <dlfcn.h>
+#include <fcntl.h>
 #include <unistd.h>
 
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <deque>
@@ -102,6 +104,7 @@ public:
     topUpSpares();
     host_ = makeHostMemory();
     if (options_.cuda) {
+      holdCpuLatency();
       std::string problem;
       device_ = makeDeviceMemory(problem);
       if (device_)
@@ -116,7 +119,26 @@ public:
     }
   }
 
+  ~Judge() {
+    if (cpuLatency_ >= 0)
+      close(cpuLatency_);
+  }
+
   bool broken() const { return broken_; }
+
+  // A core's wake-up from a deep idle state (tens of microseconds, more in a
+  // VM) is in every round trip the judge times: the worker's when it is
+  // continued, the judge's own between calls. While this descriptor is open
+  // the kernel keeps the cores out of states slower than 0 us to leave
+  // (PM QoS), so that those wake-ups are short and alike from run to run.
+  void holdCpuLatency() {
+    cpuLatency_ = open("/dev/cpu_dma_latency", O_WRONLY | O_CLOEXEC);
+    const std::int32_t microseconds = 0;
+    if (cpuLatency_ >= 0 && write(cpuLatency_, &microseconds, sizeof microseconds) != sizeof microseconds) {
+      close(cpuLatency_);
+      cpuLatency_ = -1;
+    }
+  }
 
   json::object evaluate(Request &request) {
     EvaluationRequest &evaluation = request.evaluation;
@@ -168,6 +190,7 @@ public:
         }
       }
       answer["replay"] = json::object{{"seed", evaluation.seed}};
+      answer["machine"] = json::object{{"cpu_latency_qos", cpuLatency_ >= 0}};
       // The judge's own share of this answer: its start-up (the first answer
       // of a judge only), the task's buffers, the baseline's two workers.
       json::object &phases =
@@ -368,6 +391,11 @@ private:
         answer = {{"status", options_.cuda ? "no_gpu" : "harness_error"},
                   {"error", "the worker did not start: " + worker->message()},
                   {"sandbox", worker->account()}};
+        // It (and the other spares) may have started while an earlier
+        // candidate held the GPU's memory: the next attempt is a worker
+        // started after every earlier one is gone.
+        retiring_.clear();
+        spares_.clear();
         continue;
       }
       // The worker's GPU must be the judge's (the probe sees only its own GPU).
@@ -427,6 +455,7 @@ private:
   std::unique_ptr<TaskState> state_;
   std::map<std::string, BaselineTiming> baselineTimings_; // by task key
   std::deque<std::unique_ptr<WorkerSession>> spares_;
+  int cpuLatency_ = -1; // /dev/cpu_dma_latency, held open (holdCpuLatency)
   std::vector<std::unique_ptr<WorkerSession>> retiring_;
   bool broken_ = false, candidateLoaded_ = false;
   double startupSeconds_ = 0; // the constructor's: reported with the first answer

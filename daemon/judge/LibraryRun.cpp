@@ -161,7 +161,14 @@ bool LibraryRun::trustedStart(json::object &failure) {
   request.flags = memory.device() ? worker::kDeviceMemory : worker::kHostMemory;
   request.bytes[0] = probe.totalBytes;
   Message reply;
-  const bool answered = worker_.exchange(request, Op::PreflightDone, reply, deadline_, {probe.fd});
+  std::string noDoorbell;
+  const int doorbell = worker_.doorbellDescriptor(noDoorbell);
+  std::vector<int> descriptors{probe.fd};
+  if (doorbell >= 0)
+    descriptors.push_back(doorbell);
+  const bool answered = worker_.exchange(request, Op::PreflightDone, reply, deadline_, descriptors);
+  if (answered && reply.status == 0 && (reply.flags & worker::kDoorbellRings))
+    worker_.enableDoorbell(memory.device());
   const bool written = answered && reply.status == 0 &&
                        memory.countUnlike(probe.base, probe.totalBytes, nullptr, worker::kPreflightPattern) == 0;
   memory.release(probe);
@@ -173,16 +180,24 @@ bool LibraryRun::trustedStart(json::object &failure) {
     return false;
   }
   std::vector<double> wall, events, probes;
+  // The probe after each empty call as after a real one (at its end): the
+  // idle latency that post-call waits are measured from.
+  double probeMs = 0;
+  const CallEnd end{[this] {
+                      if (gpu_)
+                        gpu_->startProbe();
+                    },
+                    [this, &probeMs] { probeMs = gpu_ ? gpu_->finishProbeMs() : 0.0; }};
   for (int i = 0; i < kCalibrationCalls; ++i) {
     Message empty;
     empty.op = Op::Empty;
-    if (!worker_.exchange(empty, Op::Returned, reply, deadline_) || reply.status != 0) {
+    if (!worker_.exchange(empty, Op::Returned, reply, deadline_, {}, &end) || reply.status != 0) {
       failure = verdict(unusable, "the worker's calibration failed: " + worker_.message() + reply.text);
       return false;
     }
     wall.push_back(worker_.lastRoundTripMs());
     events.push_back(reply.eventMs);
-    probes.push_back(gpu_ ? gpu_->probeMs() : 0.0);
+    probes.push_back(probeMs);
   }
   calibration_ = calibrate(wall, events, probes);
   // The task's buffers: only once no earlier worker can still touch them.
@@ -207,7 +222,8 @@ bool LibraryRun::trustedStart(json::object &failure) {
   return true;
 }
 
-bool LibraryRun::callOnce(const SizeBinding &sizes, std::uint32_t flags, Call &call, json::object &failure) {
+bool LibraryRun::callOnce(const SizeBinding &sizes, std::uint32_t flags, std::optional<bool> verifyTolerance,
+                          Call &call, json::object &failure) {
   buffers_.prepareCall(sizes);
   if (gpu_) {
     gpu_->flushCaches();
@@ -219,23 +235,34 @@ bool LibraryRun::callOnce(const SizeBinding &sizes, std::uint32_t flags, Call &c
     return false;
   }
   const double cpuBefore = worker_.cpuSeconds();
-  if (!worker_.exchange(buffers_.callMessage(sizes, flags), Op::Returned, call.reply, deadline_)) {
+  // The doorbell (or "returned") is the worker's word: the call is over when
+  // the GPU has nothing of the worker's left to run. The judge's probe
+  // kernel, launched at once, waits for that (a time slice at a time while
+  // the worker's kernels run on), and all the waiting is charged to the call.
+  // The outputs are read with the worker stopped: what it had not done by
+  // then does not count, whatever it does before its reply.
+  std::vector<double> latencies;
+  const CallEnd end{[this] {
+                      if (gpu_)
+                        gpu_->startProbe();
+                    },
+                    [&] {
+                      if (gpu_) {
+                        const double until = std::min(deadline_, steadySeconds() + kUnfinishedWaitSeconds);
+                        latencies.push_back(gpu_->finishProbeMs());
+                        while (latencies.back() > calibration_.probeLimitMs && steadySeconds() < until)
+                          latencies.push_back(gpu_->probeMs());
+                      }
+                      if (verifyTolerance)
+                        call.check = buffers_.verify(sizes, *verifyTolerance);
+                    }};
+  if (!worker_.exchange(buffers_.callMessage(sizes, flags), Op::Returned, call.reply, deadline_, {}, &end)) {
     failure = faultVerdict();
     return false;
   }
   call.wallMs = worker_.lastRoundTripMs();
-  // "Returned" is the worker's word: the call is over when the GPU has
-  // nothing of the worker's left to run. The judge's probe kernel waits for
-  // that (a time slice at a time while the worker's kernels run on), and all
-  // the waiting is charged to the call.
-  if (gpu_) {
-    const double until = std::min(deadline_, steadySeconds() + kUnfinishedWaitSeconds);
-    std::vector<double> latencies;
-    do
-      latencies.push_back(gpu_->probeMs());
-    while (latencies.back() > calibration_.probeLimitMs && steadySeconds() < until);
-    call.postWaitMs = postCallWaitMs(latencies, calibration_);
-  }
+  call.byDoorbell = worker_.lastEndedByDoorbell();
+  call.postWaitMs = postCallWaitMs(latencies, calibration_);
   call.cpuMs = 1000 * (worker_.cpuSeconds() - cpuBefore);
   if (call.reply.status != 0) {
     failure = verdict("runtime_error", call.reply.text);
@@ -306,7 +333,7 @@ json::object LibraryRun::run() {
       buffers_.loadExpected(request_.expected, expectedOffset, sizes);
       Call call;
       const bool traced = s == largest && deviceMemory;
-      if (!callOnce(sizes, traced ? worker::kTraceKernels : 0, call, failure))
+      if (!callOnce(sizes, traced ? worker::kTraceKernels : 0, false, call, failure))
         return failure;
       // Checked after every call: a spinner is stopped at its first calls, not after the phase.
       correctnessCpuMs += call.cpuMs;
@@ -328,7 +355,7 @@ json::object LibraryRun::run() {
           traceUnavailable = call.reply.text;
         }
       }
-      CallCheck check = buffers_.verify(sizes, false);
+      CallCheck check = std::move(*call.check);
       maxAbsError = std::max(maxAbsError, check.maxAbsError);
       if (check.passed()) {
         ++passed;
@@ -356,7 +383,8 @@ json::object LibraryRun::run() {
                                        {"gap_ms", calibration_.gapMedianMs},
                                        {"gap_band_ms", json::array{calibration_.gapLowMs, calibration_.gapHighMs}},
                                        {"probe_idle_ms", calibration_.probeIdleMs},
-                                       {"probe_limit_ms", calibration_.probeLimitMs}};
+                                       {"probe_limit_ms", calibration_.probeLimitMs},
+                                       {"doorbell", worker_.doorbellEnabled()}};
   const bool correctnessPassed = passed == total - (timed ? 1 : 0);
   if (!correctnessPassed) {
     result["status"] = "wrong_answer";
@@ -385,7 +413,7 @@ json::object LibraryRun::run() {
   // trusted baseline's calls of this shape leave (empty calls leave less).
   const double unfinishedLimit =
       unfinishedLimitMs(calibration_, gpuBaseline_ ? gpuBaseline_->postProbe : ProbeReference{});
-  int outside = 0, busyBefore = 0, verified = 0;
+  int outside = 0, busyBefore = 0, verified = 0, endedByDoorbell = 0;
   double unfinishedMax = 0, callsMs = 0, maxRatio = 0, tracedBusyMs = -1;
   double uncountedCpuMs = 0, uncountedCallsMs = 0;
   double cpuAtStart = 0;
@@ -406,10 +434,12 @@ json::object LibraryRun::run() {
     if (k == request_.warmup + 1)
       cpuAtStart = worker_.cpuSeconds();
     Call call;
-    if (!callOnce(sizes, traced ? worker::kTraceKernels : 0, call, failure))
+    if (!callOnce(sizes, traced ? worker::kTraceKernels : 0, verifyTimed ? std::optional<bool>(true) : std::nullopt,
+                  call, failure))
       return failure;
+    endedByDoorbell += call.byDoorbell;
     if (verifyTimed) {
-      CallCheck check = buffers_.verify(sizes, true);
+      CallCheck check = std::move(*call.check);
       ++verified;
       maxRatio = std::max(maxRatio, check.maxRatio);
       if (!check.passed()) {
@@ -525,6 +555,7 @@ json::object LibraryRun::run() {
   timing["unfinished_limit_ms"] =
       role_ == Role::Baseline ? unfinishedLimitMs(calibration_, ownPostProbe) : unfinishedLimit;
   timing["post_call_wait_median_ms"] = median(postWaits);
+  timing["calls_ended_by_doorbell"] = endedByDoorbell; // of every call at this size, the untimed ones included
   timing["verified_calls"] = verified;
   timing["max_tolerance_ratio"] = std::isfinite(maxRatio) ? maxRatio : -1.0;
   const CpuUse use = judgeCpuUse(cpuMs, callsMs, request_.runs, !deviceMemory);

@@ -80,9 +80,13 @@ private:
   struct Call {
     worker::Message reply;
     double wallMs = 0, preProbeMs = 0, postWaitMs = 0, cpuMs = 0;
+    bool byDoorbell = false;
+    std::optional<CallCheck> check; // the outputs, read while the worker was stopped
   };
   bool trustedStart(boost::json::object &verdict);
-  bool callOnce(const SizeBinding &sizes, std::uint32_t flags, Call &call, boost::json::object &verdict);
+  // `verifyTolerance`: check the outputs (with the benchmark's tolerance when true).
+  bool callOnce(const SizeBinding &sizes, std::uint32_t flags, std::optional<bool> verifyTolerance, Call &call,
+                boost::json::object &verdict);
   boost::json::object faultVerdict();
   boost::json::object verdict(const char *status, const std::string &error) const;
   double secondsLeft() const;

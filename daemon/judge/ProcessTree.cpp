@@ -79,19 +79,19 @@ bool stopped(pid_t pid) {
 
 } // namespace
 
-void freezeBelow(pid_t root) {
-  const std::vector<pid_t> tree = processTree(root);
-  for (std::size_t i = 1; i < tree.size(); ++i)
-    kill(tree[i], SIGSTOP);
-  for (std::size_t i = 1; i < tree.size(); ++i)
-    for (int tries = 0; tries < 2000 && !stopped(tree[i]); ++tries)
+std::vector<pid_t> freezeBelow(pid_t root) {
+  std::vector<pid_t> below = processTree(root);
+  below.erase(below.begin());
+  signalEach(below, SIGSTOP);
+  for (pid_t pid : below)
+    for (int tries = 0; tries < 2000 && !stopped(pid); ++tries)
       usleep(5);
+  return below;
 }
 
-void thawBelow(pid_t root) {
-  const std::vector<pid_t> tree = processTree(root);
-  for (std::size_t i = 1; i < tree.size(); ++i)
-    kill(tree[i], SIGCONT);
+void signalEach(const std::vector<pid_t> &processes, int signal) {
+  for (pid_t pid : processes)
+    kill(pid, signal);
 }
 
 } // namespace cudaperf::judge

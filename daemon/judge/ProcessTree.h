@@ -17,10 +17,15 @@ double processTreeCpuSeconds(pid_t root);
 // `root` and every process below it.
 std::vector<pid_t> processTree(pid_t root);
 
-// Stops (SIGSTOP) or continues (SIGCONT) every process below `root` (not
-// `root`, the sandbox's init). Stopping waits, briefly, until every thread is
-// stopped: from then on no thread of the worker can run, launch or write.
-void freezeBelow(pid_t root);
-void thawBelow(pid_t root);
+// Stops (SIGSTOP) every process below `root` (not `root`, the sandbox's
+// init) and waits, briefly, until every thread is stopped: from then on no
+// thread of the worker can run, launch or write. Returns the processes it
+// stopped (signalEach continues them).
+std::vector<pid_t> freezeBelow(pid_t root);
+// `signal` to each of `processes`, without looking for new ones or waiting:
+// the judge continues a frozen tree and stops it again at the doorbell with
+// the list it froze (the worker's system-call filter forbids new processes;
+// freezeBelow after it finds any that came before the filter).
+void signalEach(const std::vector<pid_t> &processes, int signal);
 
 } // namespace cudaperf::judge

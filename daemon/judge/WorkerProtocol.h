@@ -8,13 +8,22 @@
 // device memory mode, memfds in host memory mode. A worker's life:
 //
 //   worker: Ready (its CUDA context is up, or why not)
-//   judge:  Preflight(probe buffer) -> worker writes kPreflightPattern, PreflightDone
+//   judge:  Preflight(probe buffer, doorbell page)
+//                                   -> worker writes kPreflightPattern, PreflightDone (kDoorbellRings
+//                                      in flags when its GPU can ring the doorbell)
 //   judge:  Empty x N               -> Returned each (calibration of the round trip)
 //   judge:  Map(buffers)            -> Mapped
 //   judge:  Filter                  -> Filtered (the system-call filter installed)
 //   judge:  Load(library fd, entry) -> Loaded (library loaded: from here on, nothing is believed)
 //   judge:  Call x M                -> Returned each
 //   judge:  Exit
+//
+// The doorbell: a page of the judge's that the worker's GPU writes the call's
+// sequence number into (a stream write behind the call's work and its end
+// event), so that the judge, spinning on the page, sees the end of the work
+// without the worker's wake-up in between. A candidate can ring it early;
+// then the judge stops the worker at once, and its probe kernel and output
+// check find what was not done (judge/LibraryRun.cpp).
 //
 // After Load nothing the worker says is believed: the judge times each call
 // from its own side, reads every buffer through its own mapping and accepts
@@ -54,6 +63,8 @@ enum class Op : std::uint32_t {
 };
 
 enum MapFlags : std::uint32_t { kDeviceMemory = 1, kHostMemory = 2 };
+enum PreflightFlags : std::uint32_t { kDoorbellRings = 1 };
+constexpr std::uint64_t kDoorbellBytes = 4096;
 enum CallFlags : std::uint32_t { kTraceKernels = 1 };
 
 struct Message {

@@ -5,8 +5,10 @@
 #include <boost/json.hpp>
 
 #include <chrono>
+#include <csignal>
 #include <cstring>
 #include <poll.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -45,6 +47,63 @@ WorkerSession::~WorkerSession() {
   finish();
   if (socket_ >= 0)
     close(socket_);
+  if (doorbellFd_ >= 0)
+    close(doorbellFd_);
+  if (doorbell_)
+    munmap(doorbell_, worker::kDoorbellBytes);
+}
+
+int WorkerSession::doorbellDescriptor(std::string &problem) {
+  if (doorbellFd_ >= 0)
+    return doorbellFd_;
+  const int fd = memfd_create("cudaperf-doorbell", MFD_CLOEXEC);
+  if (fd < 0 || ftruncate(fd, worker::kDoorbellBytes) != 0) {
+    problem = std::string("the doorbell page: ") + std::strerror(errno);
+    if (fd >= 0)
+      close(fd);
+    return -1;
+  }
+  void *page = mmap(nullptr, worker::kDoorbellBytes, PROT_READ, MAP_SHARED, fd, 0);
+  if (page == MAP_FAILED) {
+    problem = std::string("the doorbell page: ") + std::strerror(errno);
+    close(fd);
+    return -1;
+  }
+  doorbell_ = static_cast<std::uint32_t *>(page);
+  doorbellFd_ = fd;
+  return fd;
+}
+
+// Spins on the doorbell (a core of the judge's for the call's length: the
+// wake-up it saves is the point), looking at the socket now and then: a
+// reply (or the socket's end) before the ring means it will not ring. Past
+// 100 ms it naps between looks, a call that long loses nothing by it; so it
+// does from the start without a GPU (host memory: tests on small machines,
+// where a spinning judge would take a core from the worker it accounts).
+bool WorkerSession::awaitRing(std::uint32_t value, double deadline) const {
+  const double napAfter = steadySeconds() + (doorbellSpins_ ? 0.1 : 0.0);
+  for (unsigned i = 0;; ++i) {
+    if (__atomic_load_n(doorbell_, __ATOMIC_ACQUIRE) == value)
+      return true;
+    if (i % 32 == 0) {
+      pollfd pending{socket_, POLLIN, 0};
+      if (::poll(&pending, 1, 0) != 0)
+        return false;
+      const double now = steadySeconds();
+      if (now > deadline)
+        return false;
+      if (now > napAfter)
+        usleep(50);
+    }
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#endif
+  }
+}
+
+void WorkerSession::freeze() {
+  frozenTree_ = freezeBelow(process_->treeRoot());
+  frozen_ = true;
 }
 
 void WorkerSession::fail(WorkerFault fault, std::string message) {
@@ -108,7 +167,7 @@ bool WorkerSession::awaitReady(double deadline, bool faultOnTimeout) {
 }
 
 bool WorkerSession::exchange(Message request, Op expect, Message &reply, double deadline,
-                             const std::vector<int> &descriptors) {
+                             const std::vector<int> &descriptors, const CallEnd *end) {
   if (fault_ != WorkerFault::None)
     return false;
   // Nothing may be waiting: the worker speaks only when spoken to.
@@ -121,24 +180,62 @@ bool WorkerSession::exchange(Message request, Op expect, Message &reply, double 
     return false;
   }
   request.sequence = ++sequence_;
-  const auto start = std::chrono::steady_clock::now();
-  if (frozen_) { // the worker ran nothing since its last reply; now it may
-    thawBelow(process_->treeRoot());
+  // The clock starts when the worker can act on the request: a stopped
+  // worker gets it while stopped and is continued after, so that none of
+  // its threads (a candidate's spinning on the socket, say) sees it sooner
+  // than the others.
+  auto start = std::chrono::steady_clock::now();
+  const bool wasFrozen = frozen_;
+  const bool sent = worker::sendMessage(socket_, request, descriptors);
+  if (wasFrozen) {
+    start = std::chrono::steady_clock::now();
+    signalEach(frozenTree_, SIGCONT);
     frozen_ = false;
   }
-  if (!worker::sendMessage(socket_, request, descriptors)) {
+  if (!sent) {
     process_->poll({}, 200);
     fail(process_->ended() ? WorkerFault::Died : WorkerFault::Violation, "the worker's socket is closed");
     return false;
   }
+  const auto since = [&start] {
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  };
+  endedByDoorbell_ = false;
+  if (end && doorbellEnabled_ && awaitRing(static_cast<std::uint32_t>(request.sequence), deadline)) {
+    // Over at the ring: stopped at once (the processes continued above), so
+    // that work a candidate sets off after ringing early can neither run
+    // unseen nor finish the outputs the judge now reads.
+    roundTripMs_ = since();
+    endedByDoorbell_ = true;
+    if (end->atEnd)
+      end->atEnd();
+    if (freezeBetweenRequests_) {
+      signalEach(frozenTree_, SIGSTOP);
+      freeze();
+    }
+    if (end->whileStopped)
+      end->whileStopped();
+    if (frozen_) {
+      signalEach(frozenTree_, SIGCONT);
+      frozen_ = false;
+    }
+    const bool answered = await(expect, request.sequence, reply, deadline, true);
+    if (answered && freezeBetweenRequests_)
+      freeze();
+    return answered;
+  }
   const bool answered = await(expect, request.sequence, reply, deadline, true);
-  roundTripMs_ = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  roundTripMs_ = since();
   // Between its reply and the next request the worker is stopped: a thread
   // that goes on computing, writing outputs or launching work after
   // "returned" cannot, while the judge checks the call.
-  if (answered && freezeBetweenRequests_) {
-    freezeBelow(process_->treeRoot());
-    frozen_ = true;
+  if (answered && freezeBetweenRequests_)
+    freeze();
+  if (answered && end) {
+    if (end->atEnd)
+      end->atEnd();
+    if (end->whileStopped)
+      end->whileStopped();
   }
   return answered;
 }

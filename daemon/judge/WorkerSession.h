@@ -9,7 +9,9 @@
 
 #include <boost/json/object.hpp>
 
+#include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <string>
 #include <utility>
@@ -26,6 +28,14 @@ struct WorkerOptions {
 
 enum class WorkerFault { None, Died, Silent, Violation };
 
+// What the judge does when a call's work is over: `atEnd` at once (launch its
+// probe kernel, before the worker is stopped), `whileStopped` with every
+// process of the worker stopped (the probes' wait, the output check), before
+// the worker may run again to send its reply.
+struct CallEnd {
+  std::function<void()> atEnd, whileStopped;
+};
+
 class WorkerSession {
 public:
   // Started, not yet Ready; null with `error` set when the sandbox refused.
@@ -41,9 +51,22 @@ public:
   // with the same number until `deadline` (steady-clock seconds). Anything
   // waiting on the socket before the request is a violation: a reply the
   // judge did not ask for. The round trip is lastRoundTripMs().
+  // With `end` (a call: Empty or Call), the call is over at the doorbell when
+  // it rings (the round trip ends there; `end` runs with the worker stopped,
+  // then it sends its reply), else at the reply (`end` runs after it).
   bool exchange(worker::Message request, worker::Op expect, worker::Message &reply, double deadline,
-                const std::vector<int> &descriptors = {});
+                const std::vector<int> &descriptors = {}, const CallEnd *end = nullptr);
   double lastRoundTripMs() const { return roundTripMs_; }
+  bool lastEndedByDoorbell() const { return endedByDoorbell_; }
+
+  // The doorbell page for the Preflight (the session keeps it mapped), and
+  // the worker's word that its GPU can ring it (before any candidate code).
+  int doorbellDescriptor(std::string &problem);
+  void enableDoorbell(bool spin) {
+    doorbellEnabled_ = doorbell_ != nullptr;
+    doorbellSpins_ = spin;
+  }
+  bool doorbellEnabled() const { return doorbellEnabled_; }
   // From now on the worker is stopped between its replies and the judge's
   // requests (after its trusted start: the CUDA driver's start-up threads
   // need not be).
@@ -71,12 +94,18 @@ public:
 private:
   WorkerSession() = default;
   bool await(worker::Op expect, std::uint64_t sequence, worker::Message &reply, double deadline, bool faultOnTimeout);
+  bool awaitRing(std::uint32_t value, double deadline) const;
+  void freeze();
   void fail(WorkerFault fault, std::string message);
 
   std::unique_ptr<sandbox::Process> process_;
   int socket_ = -1;
   std::uint64_t sequence_ = 0;
   double roundTripMs_ = 0;
+  bool endedByDoorbell_ = false, doorbellEnabled_ = false, doorbellSpins_ = false;
+  int doorbellFd_ = -1;
+  std::uint32_t *doorbell_ = nullptr;
+  std::vector<pid_t> frozenTree_;
   int ready_ = 0; // 1: Ready received; -1: the worker reported a problem
   bool freezeBetweenRequests_ = false, frozen_ = false;
   WorkerFault fault_ = WorkerFault::None;

@@ -111,8 +111,9 @@ public:
     reply.op = Op::PreflightDone;
     reply.sequence = request.sequence;
     Mapping probe;
-    std::string problem = fds.size() == 1 ? map(fds[0], request.bytes[0], request.flags == worker::kDeviceMemory, probe)
-                                          : "expected one descriptor";
+    std::string problem = fds.size() == 1 || fds.size() == 2
+                              ? map(fds[0], request.bytes[0], request.flags == worker::kDeviceMemory, probe)
+                              : "expected the probe buffer and the doorbell";
     if (problem.empty()) {
       if (request.flags == worker::kDeviceMemory) {
         cudaError_t status = cudaMemset(probe.pointer, worker::kPreflightPattern, probe.bytes);
@@ -124,9 +125,42 @@ public:
         std::memset(probe.pointer, worker::kPreflightPattern, probe.bytes);
       }
     }
+    if (problem.empty() && fds.size() == 2 && ringable(fds[1]))
+      reply.flags |= worker::kDoorbellRings;
     reply.status = problem.empty() ? 0 : 1;
     worker::setText(reply, problem.c_str());
     return reply;
+  }
+
+  // The judge's doorbell page: with CUDA, pinned and written by the GPU
+  // behind each call's work; without, written by this process after the
+  // call. False (the judge then waits for the reply) where it cannot be.
+  bool ringable(int fd) {
+    void *page = mmap(nullptr, worker::kDoorbellBytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    close(fd);
+    if (page == MAP_FAILED)
+      return false;
+    doorbell_ = static_cast<std::uint32_t *>(page);
+    if (!cuda_)
+      return true;
+    void *onDevice = nullptr;
+    if (!driver_.writeValue32 ||
+        cudaHostRegister(page, worker::kDoorbellBytes, cudaHostRegisterMapped) != cudaSuccess ||
+        cudaHostGetDevicePointer(&onDevice, page, 0) != cudaSuccess) {
+      cudaGetLastError();
+      doorbell_ = nullptr;
+      return false;
+    }
+    // One ring now, to know the GPU can: stream memory operations may be off.
+    doorbellOnDevice_ = reinterpret_cast<CUdeviceptr>(onDevice);
+    const bool rang =
+        driver_.writeValue32(CU_STREAM_LEGACY, doorbellOnDevice_, 0, CU_STREAM_WRITE_VALUE_DEFAULT) == CUDA_SUCCESS &&
+        cudaDeviceSynchronize() == cudaSuccess;
+    if (!rang) {
+      cudaGetLastError();
+      doorbell_ = nullptr;
+    }
+    return rang;
   }
 
   Message mapAll(const Message &request, std::vector<int> &fds) {
@@ -228,13 +262,17 @@ public:
       callEntry(entry_, registers);
     else if (cuda_)
       cudaMemsetAsync(scratch_, 0, 4); // GPU work to wait for, as a real call's: the same wake-ups
+    const auto ring = static_cast<std::uint32_t>(request.sequence);
     double eventMs = 0;
     if (cuda_) {
       // The end event right behind the call's work on the legacy stream (which
       // waits for the blocking streams too), before the device-wide wait: the
-      // GPU's timestamps without the host's wake-up. Work left on other
-      // streams is the judge's to see (its probe after "returned").
+      // GPU's timestamps without the host's wake-up; then the doorbell, which
+      // the GPU writes once that work is done. Work left on other streams is
+      // the judge's to see (its probe at the doorbell).
       cudaError_t status = cudaEventRecord(stop_);
+      if (status == cudaSuccess && doorbell_)
+        driver_.writeValue32(CU_STREAM_LEGACY, doorbellOnDevice_, ring, CU_STREAM_WRITE_VALUE_DEFAULT);
       if (status == cudaSuccess)
         status = cudaDeviceSynchronize();
       if (status == cudaSuccess)
@@ -251,6 +289,8 @@ public:
       eventMs = elapsed;
     } else {
       eventMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - wallStart).count();
+      if (doorbell_)
+        __atomic_store_n(doorbell_, ring, __ATOMIC_RELEASE);
     }
     reply.eventMs = eventMs;
     if (traced) {
@@ -271,6 +311,8 @@ private:
   DriverApi driver_;
   cudaEvent_t start_ = nullptr, stop_ = nullptr;
   void *scratch_ = nullptr;
+  std::uint32_t *doorbell_ = nullptr;
+  CUdeviceptr doorbellOnDevice_ = 0;
   std::optional<KernelTrace> trace_;
   std::vector<Mapping> buffers_;
   EntryFunction entry_ = nullptr;

@@ -406,3 +406,13 @@ TEST(Judge, WorkAfterReturnedFindsTheWorkerStopped) { // class 7, the review's
   EXPECT_EQ(statusOf(r[0]), "wrong_answer") << json::serialize(r[0]);
   EXPECT_EQ(statusOf(r[1]), "ok") << json::serialize(r[1]);
 }
+
+TEST(Judge, ADoorbellRungBeforeTheWorkFindsTheOutputsUndone) { // the doorbell's own exploit
+  const auto r = scale({CUDAPERF_HOSTILE_EARLY_DOORBELL, CUDAPERF_SCALE_REFERENCE});
+  EXPECT_EQ(statusOf(r[0]), "wrong_answer") << json::serialize(r[0]);
+  // The honest one after it: every call at the timed size ended at its
+  // doorbell (the traced one, two warm-ups and ten timed calls).
+  ASSERT_EQ(statusOf(r[1]), "ok") << json::serialize(r[1]);
+  EXPECT_TRUE(r[1].at("calibration").at("doorbell").as_bool()) << json::serialize(r[1]);
+  EXPECT_EQ(r[1].at("timing").at("calls_ended_by_doorbell").to_number<int>(), 13) << json::serialize(r[1]);
+}

@@ -2,12 +2,13 @@
 // Honest work, but the entry spins on cudaStreamQuery until its kernel is
 // done instead of letting the worker sleep in its device-wide wait: the
 // worker then answers without the blocking-sync wake-up that every honest
-// worker's (and the baseline's) gaps contain. Spinning alone gains nothing
-// (its time is its event time, an honest one); its gap_shift, below the
-// others', measures the wake-up's share of a gap: the headroom of the open
-// exploit that spins and then shaves its event times by that much more
-// (docs/tasks.md, "What is left"). Rejected is a fair verdict too: the spin is
-// CPU time the timed budget may not allow on a slow host.
+// worker's (and the baseline's) round trips contained before the doorbell.
+// Its gap_shift, far below the others' then (-0.05 to -0.13 ms on the H200),
+// was the headroom of an exploit that spins and shaves its event times by
+// that much more; with the call's end at the doorbell, which the GPU rings
+// and the judge spins on, the wake-up is in no round trip and gap_shift
+// should be about 0. Rejected is a fair verdict too: the spin is CPU time the
+// timed budget may not allow on a slow host.
 __global__ void add(const float *a, const float *b, float *c, int n) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < n)
