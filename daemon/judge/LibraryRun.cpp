@@ -262,6 +262,7 @@ bool LibraryRun::callOnce(const SizeBinding &sizes, std::uint32_t flags, std::op
   }
   call.wallMs = worker_.lastRoundTripMs();
   call.byDoorbell = worker_.lastEndedByDoorbell();
+  call.runnableMs = worker_.lastRunnableMs();
   call.postWaitMs = postCallWaitMs(latencies, calibration_);
   call.cpuMs = 1000 * (worker_.cpuSeconds() - cpuBefore);
   if (call.reply.status != 0) {
@@ -337,7 +338,7 @@ json::object LibraryRun::run() {
         return failure;
       // Checked after every call: a spinner is stopped at its first calls, not after the phase.
       correctnessCpuMs += call.cpuMs;
-      correctnessCallsMs += call.wallMs;
+      correctnessCallsMs += call.runnableMs;
       const CpuUse cpu = correctnessCpuUse(correctnessCpuMs, correctnessCallsMs, ++correctnessCalls);
       if (cpu.hostComputation)
         return verdict("rejected", "the worker's processes used " + std::to_string(correctnessCpuMs) +
@@ -470,7 +471,7 @@ json::object LibraryRun::run() {
     // slows the other GPUs' judges on this host.
     if (!counted) {
       uncountedCpuMs += call.cpuMs;
-      uncountedCallsMs += call.wallMs;
+      uncountedCallsMs += call.runnableMs;
       const CpuUse cpu = correctnessCpuUse(uncountedCpuMs, uncountedCallsMs, k + 1);
       if (role_ == Role::Candidate && cpu.hostComputation) {
         result["status"] = "rejected";
@@ -485,11 +486,11 @@ json::object LibraryRun::run() {
     // first untraced one: CUPTI's own CPU time in the traced call is no
     // candidate's (on the H200, 4.3 ms in a call of 2.8 ms under a compile load).
     if (k == 1 && deviceMemory) {
-      const CpuUse use = judgeCpuUse(call.cpuMs, call.wallMs, 1, false);
+      const CpuUse use = judgeCpuUse(call.cpuMs, call.runnableMs, 1, false);
       if (role_ == Role::Candidate && use.hostComputation) {
         result["status"] = "rejected";
         result["error"] = "the worker used " + std::to_string(call.cpuMs) + " ms of CPU time in a call of " +
-                          std::to_string(call.wallMs) + " ms (budget " + std::to_string(use.budgetMs) +
+                          std::to_string(call.runnableMs) + " ms (budget " + std::to_string(use.budgetMs) +
                           " ms): the work must be done by the candidate's own kernels, not on the host";
         return result;
       }
@@ -505,7 +506,7 @@ json::object LibraryRun::run() {
     eventSamples.push_back(call.reply.eventMs);
     outside += time.workerTimeOutside;
     unfinishedMax = std::max(unfinishedMax, time.unfinishedMs);
-    callsMs += call.wallMs;
+    callsMs += call.runnableMs;
     busyBefore += gpu_ && gpuBusyBeforeCall(call.preProbeMs, calibration_);
   }
   const double cpuMs = 1000 * (worker_.cpuSeconds() - cpuAtStart);

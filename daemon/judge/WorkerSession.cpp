@@ -4,6 +4,7 @@
 
 #include <boost/json.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <csignal>
 #include <cstring>
@@ -17,6 +18,10 @@ namespace cudaperf::judge {
 namespace json = boost::json;
 using worker::Message;
 using worker::Op;
+
+namespace {
+constexpr double kReplyAllowanceMs = 5.0;
+} // namespace
 
 double steadySeconds() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
@@ -80,14 +85,15 @@ int WorkerSession::doorbellDescriptor(std::string &problem) {
 // 100 ms it naps between looks, a call that long loses nothing by it; so it
 // does from the start without a GPU (host memory: tests on small machines,
 // where a spinning judge would take a core from the worker it accounts).
-bool WorkerSession::awaitRing(std::uint32_t value, double deadline) const {
+bool WorkerSession::awaitRing(std::uint32_t value, double deadline) {
   const double napAfter = steadySeconds() + (doorbellSpins_ ? 0.1 : 0.0);
   for (unsigned i = 0;; ++i) {
     if (__atomic_load_n(doorbell_, __ATOMIC_ACQUIRE) == value)
       return true;
     if (i % 32 == 0) {
-      pollfd pending{socket_, POLLIN, 0};
-      if (::poll(&pending, 1, 0) != 0)
+      // The sandbox's poll drains the worker's output (a worker blocked on a
+      // full pipe would never ring) and enforces its cap.
+      if (!process_->poll({socket_}, 0).empty() || process_->ended() || process_->killed())
         return false;
       const double now = steadySeconds();
       if (now > deadline)
@@ -207,6 +213,7 @@ bool WorkerSession::exchange(Message request, Op expect, Message &reply, double 
     // unseen nor finish the outputs the judge now reads.
     roundTripMs_ = since();
     endedByDoorbell_ = true;
+    runnableMs_ = roundTripMs_;
     if (end->atEnd)
       end->atEnd();
     if (freezeBetweenRequests_) {
@@ -215,17 +222,26 @@ bool WorkerSession::exchange(Message request, Op expect, Message &reply, double 
     }
     if (end->whileStopped)
       end->whileStopped();
+    const auto continued = std::chrono::steady_clock::now();
     if (frozen_) {
       signalEach(frozenTree_, SIGCONT);
       frozen_ = false;
     }
     const bool answered = await(expect, request.sequence, reply, deadline, true);
+    // At most kReplyAllowanceMs of it: a worker that held back its reply
+    // (nothing of the call is timed there) would otherwise buy CPU budget
+    // for host work in its calls. An honest reply takes the driver's
+    // wake-up, and CUPTI's flush in a traced call: a few ms at most.
+    runnableMs_ +=
+        std::min(kReplyAllowanceMs,
+                 std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - continued).count());
     if (answered && freezeBetweenRequests_)
       freeze();
     return answered;
   }
   const bool answered = await(expect, request.sequence, reply, deadline, true);
   roundTripMs_ = since();
+  runnableMs_ = roundTripMs_;
   // Between its reply and the next request the worker is stopped: a thread
   // that goes on computing, writing outputs or launching work after
   // "returned" cannot, while the judge checks the call.

@@ -58,6 +58,11 @@ public:
                 const std::vector<int> &descriptors = {}, const CallEnd *end = nullptr);
   double lastRoundTripMs() const { return roundTripMs_; }
   bool lastEndedByDoorbell() const { return endedByDoorbell_; }
+  // How long the worker could run in the last exchange: the round trip
+  // and, after a ring, the time from continuing it to its reply. What its
+  // CPU time is measured against (it used some to send its reply, none
+  // while it was stopped).
+  double lastRunnableMs() const { return runnableMs_; }
 
   // The doorbell page for the Preflight (the session keeps it mapped), and
   // the worker's word that its GPU can ring it (before any candidate code).
@@ -94,14 +99,14 @@ public:
 private:
   WorkerSession() = default;
   bool await(worker::Op expect, std::uint64_t sequence, worker::Message &reply, double deadline, bool faultOnTimeout);
-  bool awaitRing(std::uint32_t value, double deadline) const;
+  bool awaitRing(std::uint32_t value, double deadline);
   void freeze();
   void fail(WorkerFault fault, std::string message);
 
   std::unique_ptr<sandbox::Process> process_;
   int socket_ = -1;
   std::uint64_t sequence_ = 0;
-  double roundTripMs_ = 0;
+  double roundTripMs_ = 0, runnableMs_ = 0;
   bool endedByDoorbell_ = false, doorbellEnabled_ = false, doorbellSpins_ = false;
   int doorbellFd_ = -1;
   std::uint32_t *doorbell_ = nullptr;

@@ -340,6 +340,13 @@ TEST(Judge, CrashesTimeoutsAndFloodsAreTheCandidates) {
   EXPECT_EQ(statusOf(r[3]), "ok") << json::serialize(r[3]); // the judge went on
 }
 
+TEST(Judge, AFloodInsideACallIsStoppedAtTheCapNotAtTheWallClockLimit) {
+  const auto r = scale({CUDAPERF_HOSTILE_FLOOD_IN_CALL, CUDAPERF_SCALE_REFERENCE});
+  EXPECT_EQ(statusOf(r[0]), "runtime_error") << json::serialize(r[0]);
+  EXPECT_NE(errorOf(r[0]).find("output cap"), std::string::npos) << errorOf(r[0]);
+  EXPECT_EQ(statusOf(r[1]), "ok") << json::serialize(r[1]);
+}
+
 TEST(Judge, ADeviceMemoryTaskWithoutAGpuIsNoGpu) {
   std::string task = kScaleTask;
   task.replace(task.find("\"memory\": \"host\""), std::string("\"memory\": \"host\"").size(), "\"memory\": \"device\"");
