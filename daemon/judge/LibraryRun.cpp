@@ -188,7 +188,13 @@ bool LibraryRun::trustedStart(json::object &failure) {
                         gpu_->startProbe();
                     },
                     [this, &probeMs] { probeMs = gpu_ ? gpu_->finishProbeMs() : 0.0; }};
+  // The worker's CPU per call, over the calls after its first ones (the
+  // first memset's one-time costs).
+  constexpr int kCpuCalibrationFrom = 10;
+  double cpuFrom = 0;
   for (int i = 0; i < kCalibrationCalls; ++i) {
+    if (i == kCpuCalibrationFrom)
+      cpuFrom = worker_.cpuSeconds();
     Message empty;
     empty.op = Op::Empty;
     if (!worker_.exchange(empty, Op::Returned, reply, deadline_, {}, &end) || reply.status != 0) {
@@ -200,6 +206,7 @@ bool LibraryRun::trustedStart(json::object &failure) {
     probes.push_back(probeMs);
   }
   calibration_ = calibrate(wall, events, probes);
+  calibration_.cpuPerCallMs = 1000 * (worker_.cpuSeconds() - cpuFrom) / (kCalibrationCalls - kCpuCalibrationFrom);
   // The task's buffers: only once no earlier worker can still touch them.
   if (beforeBuffers_)
     beforeBuffers_();
@@ -385,7 +392,8 @@ json::object LibraryRun::run() {
                                        {"gap_band_ms", json::array{calibration_.gapLowMs, calibration_.gapHighMs}},
                                        {"probe_idle_ms", calibration_.probeIdleMs},
                                        {"probe_limit_ms", calibration_.probeLimitMs},
-                                       {"doorbell", worker_.doorbellEnabled()}};
+                                       {"doorbell", worker_.doorbellEnabled()},
+                                       {"cpu_per_call_ms", calibration_.cpuPerCallMs}};
   const bool correctnessPassed = passed == total - (timed ? 1 : 0);
   if (!correctnessPassed) {
     result["status"] = "wrong_answer";
@@ -486,7 +494,7 @@ json::object LibraryRun::run() {
     // first untraced one: CUPTI's own CPU time in the traced call is no
     // candidate's (on the H200, 4.3 ms in a call of 2.8 ms under a compile load).
     if (k == 1 && deviceMemory) {
-      const CpuUse use = judgeCpuUse(call.cpuMs, call.runnableMs, 1, false);
+      const CpuUse use = judgeCpuUse(call.cpuMs, call.runnableMs, 1, false, calibration_.cpuPerCallMs);
       if (role_ == Role::Candidate && use.hostComputation) {
         result["status"] = "rejected";
         result["error"] = "the worker used " + std::to_string(call.cpuMs) + " ms of CPU time in a call of " +
@@ -559,8 +567,9 @@ json::object LibraryRun::run() {
   timing["calls_ended_by_doorbell"] = endedByDoorbell; // of every call at this size, the untimed ones included
   timing["verified_calls"] = verified;
   timing["max_tolerance_ratio"] = std::isfinite(maxRatio) ? maxRatio : -1.0;
-  const CpuUse use = judgeCpuUse(cpuMs, callsMs, request_.runs, !deviceMemory);
-  timing["cpu"] = json::object{{"ms", cpuMs}, {"budget_ms", use.budgetMs}, {"calls_ms", callsMs}};
+  const CpuUse use = judgeCpuUse(cpuMs, callsMs, request_.runs, !deviceMemory, calibration_.cpuPerCallMs);
+  timing["cpu"] = json::object{
+      {"ms", cpuMs}, {"budget_ms", use.budgetMs}, {"calls_ms", callsMs}, {"empty_call_ms", calibration_.cpuPerCallMs}};
   timing["gpu_busy_before_calls"] = busyBefore;
   const double gpuShare = gpuShareOfCall(tracedBusyMs, medianMs, gapShift, workerTimes != "rejected");
   if (tracedBusyMs >= 0)
@@ -606,6 +615,7 @@ json::object LibraryRun::run() {
                       " ms): the work must be done by the candidate's own kernels, not on the host";
   } else if (deviceMemory && tracedBusyMs >= 0 && gpuShare < request_.minGpuShare) {
     result["status"] = "rejected";
+    result["rejected_by"] = "gpu_share"; // the judge re-times it in a second worker
     result["error"] = "the candidate's kernels kept the GPU busy " + std::to_string(100 * gpuShare) +
                       "% of its median call (minimum " + std::to_string(100 * request_.minGpuShare) +
                       "%): the work must be done by the candidate's own kernels";

@@ -14,6 +14,9 @@ constexpr double kBusyProbeMs = 0.5;     // a probe this much slower than idle w
 constexpr double kCpuShareDevice = 0.5;  // of the calls' time
 constexpr double kCpuPerCallMs = 0.2;    // launches, the driver's wake-up
 constexpr double kCpuAllowanceMs = 2.0;  // once per phase
+// A measured empty call's CPU beyond this is no honest overhead to allow
+// (on the H200 0.3-0.6 ms with the doorbell's stop and continue per call).
+constexpr double kMaxCpuOverheadPerCallMs = 1.0;
 constexpr double kCpuShareHost = 1.0;
 constexpr double kCpuPerCallHostMs = 0.5;
 constexpr double kCpuAllowanceHostMs = 5.0;
@@ -197,10 +200,11 @@ bool gpuBusyBeforeCall(double probeMs, const RoundTripCalibration &c) {
   return probeMs > c.probeLimitMs + kBusyProbeMs;
 }
 
-CpuUse judgeCpuUse(double cpuMs, double callsMs, int calls, bool hostMemory) {
+CpuUse judgeCpuUse(double cpuMs, double callsMs, int calls, bool hostMemory, double overheadPerCallMs) {
   CpuUse use;
-  use.budgetMs = hostMemory ? kCpuShareHost * callsMs + kCpuPerCallHostMs * calls + kCpuAllowanceHostMs
-                            : kCpuShareDevice * callsMs + kCpuPerCallMs * calls + kCpuAllowanceMs;
+  const double overhead = std::clamp(overheadPerCallMs, 0.0, kMaxCpuOverheadPerCallMs) * calls;
+  use.budgetMs = hostMemory ? kCpuShareHost * callsMs + kCpuPerCallHostMs * calls + kCpuAllowanceHostMs + overhead
+                            : kCpuShareDevice * callsMs + kCpuPerCallMs * calls + kCpuAllowanceMs + overhead;
   use.hostComputation = cpuMs > use.budgetMs;
   return use;
 }

@@ -19,6 +19,11 @@ struct RoundTripCalibration {
   double gapHighMs = 0;
   double probeIdleMs = 0;  // the idle probe's latency: median
   double probeLimitMs = 0; // above this a probe found the GPU busy with someone else's work
+  // The worker's CPU time per empty call (its driver's waits and wake-ups, the
+  // judge's stops and continues of its threads), measured by the judge before
+  // any candidate code exists: the honest overhead that judgeCpuUse allows
+  // per call on this machine (capped: kMaxCpuOverheadPerCallMs).
+  double cpuPerCallMs = 0;
 };
 
 RoundTripCalibration calibrate(const std::vector<double> &wallMs, const std::vector<double> &eventMs,
@@ -137,9 +142,11 @@ struct CpuUse {
 // The worker's process tree may use CPU time for launching kernels and for
 // its driver, not for computing: over the timed phase (gaps between calls
 // included) at most half of the calls' time plus a small allowance per call
-// in device memory mode. In host memory mode the candidate copies with the
-// CPU itself, so one busy thread is allowed and more are not.
-CpuUse judgeCpuUse(double cpuMs, double callsMs, int calls, bool hostMemory);
+// in device memory mode, on top of the overhead an empty call of this worker
+// was measured to cost (`overheadPerCallMs`, at most 1 ms). In host memory
+// mode the candidate copies with the CPU itself, so one busy thread is
+// allowed and more are not.
+CpuUse judgeCpuUse(double cpuMs, double callsMs, int calls, bool hostMemory, double overheadPerCallMs = 0);
 
 // The correctness calls' CPU time, so far: at most one busy thread (the
 // first call's module load, a host-memory candidate's own copies) and the

@@ -129,6 +129,16 @@ TEST(TimingRules, CpuBudgetCatchesHostComputation) {
   EXPECT_TRUE(judgeCpuUse(120, 30, 30, true).hostComputation);
 }
 
+TEST(TimingRules, TheEmptyCallsMeasuredCpuIsAllowedPerCallAndNoMore) {
+  // 30 calls of 1 ms, an empty call measured at 0.4 ms of CPU: 15 + 6 + 2 + 0.4 * 30 = 35 ms.
+  EXPECT_DOUBLE_EQ(judgeCpuUse(0, 30, 30, false, 0.4).budgetMs, 35.0);
+  EXPECT_FALSE(judgeCpuUse(0.4 * 30 + 5, 30, 30, false, 0.4).hostComputation); // the overhead and launches
+  EXPECT_TRUE(judgeCpuUse(30 + 0.4 * 30, 30, 30, false, 0.4).hostComputation); // one busy thread on top
+  // A measurement past 1 ms per call is no honest overhead: capped (15 + 6 + 2 + 30).
+  EXPECT_DOUBLE_EQ(judgeCpuUse(0, 30, 30, false, 5.0).budgetMs, 53.0);
+  EXPECT_DOUBLE_EQ(judgeCpuUse(0, 30, 30, false, -1.0).budgetMs, 23.0);
+}
+
 TEST(TimingRules, CorrectnessCallsMayKeepOneThreadBusy) {
   // 4 calls of 10 ms: budget 1.5 x 40 + 4 x 0.5 + 10 = 72 ms.
   EXPECT_NEAR(correctnessCpuUse(0, 40, 4).budgetMs, 72.0, 1e-12);
