@@ -346,13 +346,17 @@ json::object LibraryRun::run() {
       // Checked after every call: a spinner is stopped at its first calls, not after the phase.
       correctnessCpuMs += call.cpuMs;
       correctnessCallsMs += call.runnableMs;
-      const CpuUse cpu = correctnessCpuUse(correctnessCpuMs, correctnessCallsMs, ++correctnessCalls);
-      if (cpu.hostComputation)
-        return verdict("rejected", "the worker's processes used " + std::to_string(correctnessCpuMs) +
-                                       " ms of CPU time in " + std::to_string(correctnessCalls) +
-                                       " correctness calls of " + std::to_string(correctnessCallsMs) + " ms (budget " +
-                                       std::to_string(cpu.budgetMs) +
-                                       " ms: one busy thread): the work must be done by the candidate's own kernels");
+      const CpuUse cpu =
+          correctnessCpuUse(correctnessCpuMs, correctnessCallsMs, ++correctnessCalls, calibration_.cpuPerCallMs);
+      if (cpu.hostComputation) {
+        json::object rejected = verdict(
+            "rejected", "the worker's processes used " + std::to_string(correctnessCpuMs) + " ms of CPU time in " +
+                            std::to_string(correctnessCalls) + " correctness calls of " +
+                            std::to_string(correctnessCallsMs) + " ms (budget " + std::to_string(cpu.budgetMs) +
+                            " ms: one busy thread): the work must be done by the candidate's own kernels");
+        rejected["rejected_by"] = "cpu_budget";
+        return rejected;
+      }
       if (traced) {
         if (call.reply.traceAvailable) {
           largestActivity.push_back(activityToJson(call.reply, call.wallMs));
@@ -480,9 +484,10 @@ json::object LibraryRun::run() {
     if (!counted) {
       uncountedCpuMs += call.cpuMs;
       uncountedCallsMs += call.runnableMs;
-      const CpuUse cpu = correctnessCpuUse(uncountedCpuMs, uncountedCallsMs, k + 1);
+      const CpuUse cpu = correctnessCpuUse(uncountedCpuMs, uncountedCallsMs, k + 1, calibration_.cpuPerCallMs);
       if (role_ == Role::Candidate && cpu.hostComputation) {
         result["status"] = "rejected";
+        result["rejected_by"] = "cpu_budget";
         result["error"] = "the worker's processes used " + std::to_string(uncountedCpuMs) + " ms of CPU time in " +
                           std::to_string(k + 1) + " untimed calls of " + std::to_string(uncountedCallsMs) +
                           " ms (budget " + std::to_string(cpu.budgetMs) +
@@ -497,6 +502,7 @@ json::object LibraryRun::run() {
       const CpuUse use = judgeCpuUse(call.cpuMs, call.runnableMs, 1, false, calibration_.cpuPerCallMs);
       if (role_ == Role::Candidate && use.hostComputation) {
         result["status"] = "rejected";
+        result["rejected_by"] = "cpu_budget";
         result["error"] = "the worker used " + std::to_string(call.cpuMs) + " ms of CPU time in a call of " +
                           std::to_string(call.runnableMs) + " ms (budget " + std::to_string(use.budgetMs) +
                           " ms): the work must be done by the candidate's own kernels, not on the host";
@@ -609,13 +615,14 @@ json::object LibraryRun::run() {
                       std::to_string(busyBefore) + " of " + std::to_string(request_.runs) + " timed calls)";
   } else if (use.hostComputation) {
     result["status"] = "rejected";
+    result["rejected_by"] = "cpu_budget";
     result["error"] = "the worker's processes used " + std::to_string(cpuMs) + " ms of CPU time over " +
                       std::to_string(request_.runs) + " timed calls of " + std::to_string(callsMs) + " ms (budget " +
                       std::to_string(use.budgetMs) +
                       " ms): the work must be done by the candidate's own kernels, not on the host";
   } else if (deviceMemory && tracedBusyMs >= 0 && gpuShare < request_.minGpuShare) {
     result["status"] = "rejected";
-    result["rejected_by"] = "gpu_share"; // the judge re-times it in a second worker
+    result["rejected_by"] = "gpu_share"; // the judge asks a second worker (JudgeMain)
     result["error"] = "the candidate's kernels kept the GPU busy " + std::to_string(100 * gpuShare) +
                       "% of its median call (minimum " + std::to_string(100 * request_.minGpuShare) +
                       "%): the work must be done by the candidate's own kernels";

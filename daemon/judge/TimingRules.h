@@ -153,7 +153,7 @@ CpuUse judgeCpuUse(double cpuMs, double callsMs, int calls, bool hostMemory, dou
 // driver's small change. A candidate that spins several cores there, where
 // the timed phase's budget does not look, slows every other judge on the
 // host (the second review's finding).
-CpuUse correctnessCpuUse(double cpuMs, double callsMs, int calls);
+CpuUse correctnessCpuUse(double cpuMs, double callsMs, int calls, double overheadPerCallMs = 0);
 
 double median(std::vector<double> values);
 double coefficientOfVariation(const std::vector<double> &values);

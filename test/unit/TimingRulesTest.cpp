@@ -119,10 +119,13 @@ TEST(TimingRules, TheGpuShareIsOfTheCallNotOfTheGapTheJudgeCouldNotExplain) {
 }
 
 TEST(TimingRules, CpuBudgetCatchesHostComputation) {
-  // Device memory: 30 calls of 1 ms each: budget 0.5 * 30 + 0.2 * 30 + 2 = 23 ms.
-  EXPECT_DOUBLE_EQ(judgeCpuUse(0, 30, 30, false).budgetMs, 23.0);
-  EXPECT_FALSE(judgeCpuUse(22.9, 30, 30, false).hostComputation); // launches, wake-ups
-  EXPECT_TRUE(judgeCpuUse(30, 30, 30, false).hostComputation);    // one thread busy all along
+  // Device memory: 30 calls of 1 ms each: budget 0.5 * 30 + 0.5 * 30 + 2 = 32 ms.
+  EXPECT_DOUBLE_EQ(judgeCpuUse(0, 30, 30, false).budgetMs, 32.0);
+  EXPECT_FALSE(judgeCpuUse(31.9, 30, 30, false).hostComputation); // launches, wake-ups, stops
+  EXPECT_TRUE(judgeCpuUse(60, 30, 30, false).hostComputation);    // two threads busy all along
+  // 30 calls of 2 ms: 30 + 15 + 2 = 47 ms; one thread busy all along is over it.
+  EXPECT_DOUBLE_EQ(judgeCpuUse(0, 60, 30, false).budgetMs, 47.0);
+  EXPECT_TRUE(judgeCpuUse(60, 60, 30, false).hostComputation);
   // Host memory: one busy thread is the candidate copying; four are a solver.
   EXPECT_DOUBLE_EQ(judgeCpuUse(0, 30, 30, true).budgetMs, 30 + 15 + 5.0);
   EXPECT_FALSE(judgeCpuUse(31, 30, 30, true).hostComputation);
@@ -130,18 +133,20 @@ TEST(TimingRules, CpuBudgetCatchesHostComputation) {
 }
 
 TEST(TimingRules, TheEmptyCallsMeasuredCpuIsAllowedPerCallAndNoMore) {
-  // 30 calls of 1 ms, an empty call measured at 0.4 ms of CPU: 15 + 6 + 2 + 0.4 * 30 = 35 ms.
-  EXPECT_DOUBLE_EQ(judgeCpuUse(0, 30, 30, false, 0.4).budgetMs, 35.0);
-  EXPECT_FALSE(judgeCpuUse(0.4 * 30 + 5, 30, 30, false, 0.4).hostComputation); // the overhead and launches
-  EXPECT_TRUE(judgeCpuUse(30 + 0.4 * 30, 30, 30, false, 0.4).hostComputation); // one busy thread on top
-  // A measurement past 1 ms per call is no honest overhead: capped (15 + 6 + 2 + 30).
-  EXPECT_DOUBLE_EQ(judgeCpuUse(0, 30, 30, false, 5.0).budgetMs, 53.0);
-  EXPECT_DOUBLE_EQ(judgeCpuUse(0, 30, 30, false, -1.0).budgetMs, 23.0);
+  // 30 calls of 2 ms, an empty call measured at 0.4 ms of CPU: 30 + 15 + 2 + 0.4 * 30 = 59 ms.
+  EXPECT_DOUBLE_EQ(judgeCpuUse(0, 60, 30, false, 0.4).budgetMs, 59.0);
+  EXPECT_FALSE(judgeCpuUse(0.4 * 30 + 20, 60, 30, false, 0.4).hostComputation); // the overhead and launches
+  EXPECT_TRUE(judgeCpuUse(60 + 0.4 * 30, 60, 30, false, 0.4).hostComputation);  // one busy thread on top
+  // A measurement past 1 ms per call is no honest overhead: capped (30 + 15 + 2 + 30).
+  EXPECT_DOUBLE_EQ(judgeCpuUse(0, 60, 30, false, 5.0).budgetMs, 77.0);
+  EXPECT_DOUBLE_EQ(judgeCpuUse(0, 60, 30, false, -1.0).budgetMs, 47.0);
+  // The correctness budget adds it the same way: 1.5 x 40 + 4 x 1 + 10 + 4 x 0.4 = 75.6 ms.
+  EXPECT_NEAR(correctnessCpuUse(0, 40, 4, 0.4).budgetMs, 75.6, 1e-12);
 }
 
 TEST(TimingRules, CorrectnessCallsMayKeepOneThreadBusy) {
-  // 4 calls of 10 ms: budget 1.5 x 40 + 4 x 0.5 + 10 = 72 ms.
-  EXPECT_NEAR(correctnessCpuUse(0, 40, 4).budgetMs, 72.0, 1e-12);
+  // 4 calls of 10 ms: budget 1.5 x 40 + 4 x 1 + 10 = 74 ms.
+  EXPECT_NEAR(correctnessCpuUse(0, 40, 4).budgetMs, 74.0, 1e-12);
   EXPECT_FALSE(correctnessCpuUse(40, 40, 4).hostComputation); // one thread busy throughout (a host-memory copy)
   EXPECT_FALSE(correctnessCpuUse(50, 50, 1).hostComputation); // the first call's module load: one thread, 50 ms
   EXPECT_TRUE(correctnessCpuUse(80, 40, 4).hostComputation);  // two threads spinning
