@@ -179,10 +179,17 @@ public:
       // both runs is verified, behaving differently in the second gains nothing.
       bool secondWorker = false;
       if (deservesSecondWorker(answer)) {
+        // The first worker gone before the second calibrates: its teardown
+        // must not widen the second's bands.
+        retiring_.clear();
         json::object again =
             runInFreshWorker(evaluation, *state.buffers, oracle, oracleOnHost, Role::Candidate, baselineTiming);
-        if (const json::value *status = again.if_contains("status");
-            status && *status != "harness_error" && *status != "no_gpu") {
+        // A rejection is replaced only by an ok: a candidate that cheats in
+        // one worker of two must not get the other's verdict of its choice.
+        const bool wasRejected = answer.at("status") == "rejected";
+        secondWorker = true;
+        const json::value *status = again.if_contains("status");
+        if (status && *status != "harness_error" && *status != "no_gpu" && (!wasRejected || *status == "ok")) {
           json::object retimed{{"status", answer.at("status")}};
           if (const json::value *first = answer.if_contains("timing"); first && first->is_object())
             for (const char *key : {"median_ms", "gap_shift_ms"})
@@ -191,12 +198,16 @@ public:
           if (const json::value *error = answer.if_contains("error"))
             retimed["error"] = *error;
           answer = std::move(again);
-          secondWorker = true;
           // With the answer's timing when it has one (gpu-test, the docs read it there).
           if (json::value *timing = answer.if_contains("timing"); timing && timing->is_object())
             timing->as_object()["first_worker_rejected"] = std::move(retimed);
           else
             answer["first_worker_rejected"] = std::move(retimed);
+        } else {
+          json::object second{{"status", status ? *status : json::value("none")}};
+          if (const json::value *error = again.if_contains("error"))
+            second["error"] = *error;
+          answer["second_worker_verdict"] = std::move(second); // the first answer stands
         }
       }
       answer["replay"] = json::object{{"seed", evaluation.seed}};
@@ -234,13 +245,23 @@ private:
   // calls at 96-101 % of their CPU budget), and a second fresh worker tells:
   // every call of both is verified, so a candidate that behaves in only one
   // gains nothing, and one that does not is rejected again.
+  static constexpr double kSecondWorkerCpuRatio = 1.3;    // CPU time at most 1.3 times its budget
+  static constexpr double kSecondWorkerShareRatio = 0.25; // a GPU share at least a quarter of the minimum
   static bool deservesSecondWorker(const json::object &answer) {
     const json::value *status = answer.if_contains("status");
     if (!status)
       return false;
     if (*status == "rejected") {
+      // Near the limit only: an honest worker's bad luck is a few percent
+      // over a CPU budget or a share a few times too small (1.7 % of 5 % seen);
+      // a host computation or a switched-off tracer is far beyond.
       const json::value *rule = answer.if_contains("rejected_by");
-      return rule && (*rule == "gpu_share" || *rule == "cpu_budget");
+      const json::value *ratio = answer.if_contains("rejected_ratio");
+      if (!rule || !ratio || !ratio->is_number())
+        return false;
+      const double r = ratio->to_number<double>();
+      return (*rule == "cpu_budget" && r <= kSecondWorkerCpuRatio) ||
+             (*rule == "gpu_share" && r >= kSecondWorkerShareRatio);
     }
     const json::value *timing = answer.if_contains("timing");
     const json::value *workerTimes =

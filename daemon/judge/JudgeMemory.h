@@ -83,14 +83,7 @@ public:
   virtual void flushCaches() = 0;
   // Launches a trivial kernel and waits for it: milliseconds until the GPU
   // got to the judge (longer when another context's work was running).
-  double probeMs() {
-    startProbe();
-    return finishProbeMs();
-  }
-  // The same in two halves: launched at the doorbell before the worker is
-  // stopped, waited for once it is (the latency counts from the launch).
-  virtual void startProbe() = 0;
-  virtual double finishProbeMs() = 0;
+  virtual double probeMs() = 0;
   virtual std::string deviceName() const = 0;
   virtual std::string deviceUuid() const = 0; // as the worker reports it in Ready
 };

@@ -27,6 +27,11 @@ constexpr int kBusyCallsToReject = 3;
 // Longest wait for a worker's leftover GPU work after a call (then the
 // probe before the next call finds the GPU busy).
 constexpr double kUnfinishedWaitSeconds = 2.0;
+// The worker's CPU between its stop at the doorbell and its reply that is
+// forgiven (its driver's wake-up, the reply; CUPTI's flush in a traced call:
+// 4.3 ms in a call of 2.8 ms seen on the H200 under load).
+constexpr double kReplyCpuMs = 1.0;
+constexpr double kTracedReplyCpuMs = 10.0;
 
 std::uint64_t freshKey() {
   static std::random_device entropy;
@@ -183,11 +188,7 @@ bool LibraryRun::trustedStart(json::object &failure) {
   // The probe after each empty call as after a real one (at its end): the
   // idle latency that post-call waits are measured from.
   double probeMs = 0;
-  const CallEnd end{[this] {
-                      if (gpu_)
-                        gpu_->startProbe();
-                    },
-                    [this, &probeMs] { probeMs = gpu_ ? gpu_->finishProbeMs() : 0.0; }};
+  const CallEnd end{[this, &probeMs] { probeMs = gpu_ ? gpu_->probeMs() : 0.0; }, {}, {}};
   // The worker's CPU per call, over the calls after its first ones (the
   // first memset's one-time costs).
   constexpr int kCpuCalibrationFrom = 10;
@@ -248,20 +249,35 @@ bool LibraryRun::callOnce(const SizeBinding &sizes, std::uint32_t flags, std::op
   // the worker's kernels run on), and all the waiting is charged to the call.
   // The outputs are read with the worker stopped: what it had not done by
   // then does not count, whatever it does before its reply.
+  //
+  // Two probes at once (the stop sent, not yet confirmed): the second is
+  // launched the moment the first is back, so that a kernel the worker got
+  // in between the ring and its stop is still on the GPU for it to wait on.
+  // The CPU the worker uses from its stop on (continued, it replies) is not
+  // its calls': up to kReplyCpuMs of it is forgiven, CUPTI's flush in a
+  // traced call more (a worker holding its reply back gains nothing by it).
   std::vector<double> latencies;
-  const CallEnd end{[this] {
-                      if (gpu_)
-                        gpu_->startProbe();
+  double cpuAtStop = -1;
+  const CallEnd end{[&] {
+                      if (gpu_) {
+                        latencies.push_back(gpu_->probeMs());
+                        latencies.push_back(gpu_->probeMs());
+                      }
                     },
                     [&] {
+                      cpuAtStop = worker_.cpuSeconds();
                       if (gpu_) {
                         const double until = std::min(deadline_, steadySeconds() + kUnfinishedWaitSeconds);
-                        latencies.push_back(gpu_->finishProbeMs());
                         while (latencies.back() > calibration_.probeLimitMs && steadySeconds() < until)
                           latencies.push_back(gpu_->probeMs());
                       }
                       if (verifyTolerance)
                         call.check = buffers_.verify(sizes, *verifyTolerance);
+                    },
+                    [&] {
+                      // Nothing of an honest worker's runs on the GPU after its reply.
+                      if (gpu_)
+                        call.afterReplyProbeMs = gpu_->probeMs();
                     }};
   if (!worker_.exchange(buffers_.callMessage(sizes, flags), Op::Returned, call.reply, deadline_, {}, &end)) {
     failure = faultVerdict();
@@ -269,9 +285,14 @@ bool LibraryRun::callOnce(const SizeBinding &sizes, std::uint32_t flags, std::op
   }
   call.wallMs = worker_.lastRoundTripMs();
   call.byDoorbell = worker_.lastEndedByDoorbell();
-  call.runnableMs = worker_.lastRunnableMs();
   call.postWaitMs = postCallWaitMs(latencies, calibration_);
-  call.cpuMs = 1000 * (worker_.cpuSeconds() - cpuBefore);
+  const double cpuAfter = worker_.cpuSeconds();
+  if (call.byDoorbell && cpuAtStop >= 0) {
+    const double replyAllowanceMs = (flags & worker::kTraceKernels) ? kTracedReplyCpuMs : kReplyCpuMs;
+    call.cpuMs = 1000 * (cpuAtStop - cpuBefore) + std::max(0.0, 1000 * (cpuAfter - cpuAtStop) - replyAllowanceMs);
+  } else {
+    call.cpuMs = 1000 * (cpuAfter - cpuBefore);
+  }
   if (call.reply.status != 0) {
     failure = verdict("runtime_error", call.reply.text);
     return false;
@@ -345,7 +366,7 @@ json::object LibraryRun::run() {
         return failure;
       // Checked after every call: a spinner is stopped at its first calls, not after the phase.
       correctnessCpuMs += call.cpuMs;
-      correctnessCallsMs += call.runnableMs;
+      correctnessCallsMs += call.wallMs;
       const CpuUse cpu =
           correctnessCpuUse(correctnessCpuMs, correctnessCallsMs, ++correctnessCalls, calibration_.cpuPerCallMs);
       if (cpu.hostComputation) {
@@ -355,6 +376,7 @@ json::object LibraryRun::run() {
                             std::to_string(correctnessCallsMs) + " ms (budget " + std::to_string(cpu.budgetMs) +
                             " ms: one busy thread): the work must be done by the candidate's own kernels");
         rejected["rejected_by"] = "cpu_budget";
+        rejected["rejected_ratio"] = correctnessCpuMs / cpu.budgetMs;
         return rejected;
       }
       if (traced) {
@@ -426,7 +448,7 @@ json::object LibraryRun::run() {
   // trusted baseline's calls of this shape leave (empty calls leave less).
   const double unfinishedLimit =
       unfinishedLimitMs(calibration_, gpuBaseline_ ? gpuBaseline_->postProbe : ProbeReference{});
-  int outside = 0, busyBefore = 0, verified = 0, endedByDoorbell = 0;
+  int outside = 0, busyBefore = 0, busyAfterReply = 0, verified = 0, endedByDoorbell = 0;
   double unfinishedMax = 0, callsMs = 0, maxRatio = 0, tracedBusyMs = -1;
   double uncountedCpuMs = 0, uncountedCallsMs = 0;
   double cpuAtStart = 0;
@@ -483,11 +505,12 @@ json::object LibraryRun::run() {
     // slows the other GPUs' judges on this host.
     if (!counted) {
       uncountedCpuMs += call.cpuMs;
-      uncountedCallsMs += call.runnableMs;
+      uncountedCallsMs += call.wallMs;
       const CpuUse cpu = correctnessCpuUse(uncountedCpuMs, uncountedCallsMs, k + 1, calibration_.cpuPerCallMs);
       if (role_ == Role::Candidate && cpu.hostComputation) {
         result["status"] = "rejected";
         result["rejected_by"] = "cpu_budget";
+        result["rejected_ratio"] = uncountedCpuMs / cpu.budgetMs;
         result["error"] = "the worker's processes used " + std::to_string(uncountedCpuMs) + " ms of CPU time in " +
                           std::to_string(k + 1) + " untimed calls of " + std::to_string(uncountedCallsMs) +
                           " ms (budget " + std::to_string(cpu.budgetMs) +
@@ -499,12 +522,13 @@ json::object LibraryRun::run() {
     // first untraced one: CUPTI's own CPU time in the traced call is no
     // candidate's (on the H200, 4.3 ms in a call of 2.8 ms under a compile load).
     if (k == 1 && deviceMemory) {
-      const CpuUse use = judgeCpuUse(call.cpuMs, call.runnableMs, 1, false, calibration_.cpuPerCallMs);
+      const CpuUse use = judgeCpuUse(call.cpuMs, call.wallMs, 1, false, calibration_.cpuPerCallMs);
       if (role_ == Role::Candidate && use.hostComputation) {
         result["status"] = "rejected";
         result["rejected_by"] = "cpu_budget";
+        result["rejected_ratio"] = call.cpuMs / use.budgetMs;
         result["error"] = "the worker used " + std::to_string(call.cpuMs) + " ms of CPU time in a call of " +
-                          std::to_string(call.runnableMs) + " ms (budget " + std::to_string(use.budgetMs) +
+                          std::to_string(call.wallMs) + " ms (budget " + std::to_string(use.budgetMs) +
                           " ms): the work must be done by the candidate's own kernels, not on the host";
         return result;
       }
@@ -520,8 +544,9 @@ json::object LibraryRun::run() {
     eventSamples.push_back(call.reply.eventMs);
     outside += time.workerTimeOutside;
     unfinishedMax = std::max(unfinishedMax, time.unfinishedMs);
-    callsMs += call.runnableMs;
+    callsMs += call.wallMs;
     busyBefore += gpu_ && gpuBusyBeforeCall(call.preProbeMs, calibration_);
+    busyAfterReply += gpu_ && call.byDoorbell && gpuBusyBeforeCall(call.afterReplyProbeMs, calibration_);
   }
   const double cpuMs = 1000 * (worker_.cpuSeconds() - cpuAtStart);
   // The worker's event times against the gaps of the task's trusted baseline
@@ -577,6 +602,7 @@ json::object LibraryRun::run() {
   timing["cpu"] = json::object{
       {"ms", cpuMs}, {"budget_ms", use.budgetMs}, {"calls_ms", callsMs}, {"empty_call_ms", calibration_.cpuPerCallMs}};
   timing["gpu_busy_before_calls"] = busyBefore;
+  timing["gpu_busy_after_replies"] = busyAfterReply;
   const double gpuShare = gpuShareOfCall(tracedBusyMs, medianMs, gapShift, workerTimes != "rejected");
   if (tracedBusyMs >= 0)
     timing["gpu_share"] = gpuShare;
@@ -609,20 +635,23 @@ json::object LibraryRun::run() {
                              ownGaps, ownPostProbe, {ownGaps.known ? ownGaps.medianMs : -1.0}};
     return result;
   }
-  if (busyBefore >= kBusyCallsToReject) {
+  if (busyBefore >= kBusyCallsToReject || busyAfterReply >= kBusyCallsToReject) {
     result["status"] = "rejected";
     result["error"] = "the GPU was busy with work the candidate left running between calls (before " +
-                      std::to_string(busyBefore) + " of " + std::to_string(request_.runs) + " timed calls)";
+                      std::to_string(busyBefore) + " and after the replies of " + std::to_string(busyAfterReply) +
+                      " of " + std::to_string(request_.runs) + " timed calls)";
   } else if (use.hostComputation) {
     result["status"] = "rejected";
     result["rejected_by"] = "cpu_budget";
+    result["rejected_ratio"] = cpuMs / use.budgetMs;
     result["error"] = "the worker's processes used " + std::to_string(cpuMs) + " ms of CPU time over " +
                       std::to_string(request_.runs) + " timed calls of " + std::to_string(callsMs) + " ms (budget " +
                       std::to_string(use.budgetMs) +
                       " ms): the work must be done by the candidate's own kernels, not on the host";
   } else if (deviceMemory && tracedBusyMs >= 0 && gpuShare < request_.minGpuShare) {
     result["status"] = "rejected";
-    result["rejected_by"] = "gpu_share"; // the judge asks a second worker (JudgeMain)
+    result["rejected_by"] = "gpu_share"; // the judge may ask a second worker (JudgeMain)
+    result["rejected_ratio"] = gpuShare / request_.minGpuShare;
     result["error"] = "the candidate's kernels kept the GPU busy " + std::to_string(100 * gpuShare) +
                       "% of its median call (minimum " + std::to_string(100 * request_.minGpuShare) +
                       "%): the work must be done by the candidate's own kernels";

@@ -80,7 +80,7 @@ private:
   struct Call {
     worker::Message reply;
     double wallMs = 0, preProbeMs = 0, postWaitMs = 0, cpuMs = 0;
-    double runnableMs = 0; // what cpuMs is measured against (WorkerSession::lastRunnableMs)
+    double afterReplyProbeMs = 0; // the probe once the worker is stopped after its reply (doorbell calls)
     bool byDoorbell = false;
     std::optional<CallCheck> check; // the outputs, read while the worker was stopped
   };

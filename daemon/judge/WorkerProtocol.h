@@ -19,7 +19,8 @@
 //   judge:  Exit
 //
 // The doorbell: a page of the judge's that the worker's GPU writes the call's
-// sequence number into (a stream write behind the call's work and its end
+// ring token into (random per call, sent with the request: a candidate cannot
+// arm the page for a call before that call's request has reached it) (a stream write behind the call's work and its end
 // event), so that the judge, spinning on the page, sees the end of the work
 // without the worker's wake-up in between. A candidate can ring it early;
 // then the judge stops the worker at once, and its probe kernel and output
@@ -77,6 +78,7 @@ struct Message {
   std::uint64_t bytes[kMaxBuffers] = {};    // Map, Preflight: size of each mapping
   std::int32_t argBuffer[kMaxBuffers] = {}; // Call: the buffer an argument points into, -1 for a scalar
   std::int64_t argValue[kMaxBuffers] = {};  // Call: byte offset into that buffer, or the scalar
+  std::uint32_t ring = 0;                   // Empty, Call: what to ring the doorbell with (0: do not ring)
   double eventMs = 0;                       // Returned: the worker's CUDA event time (advisory)
   std::uint64_t kernels = 0;                // Returned with kTraceKernels: kernels CUPTI recorded
   double kernelMs = 0, busyMs = 0;          // their summed and overlapped durations

@@ -9,6 +9,7 @@
 #include <csignal>
 #include <cstring>
 #include <poll.h>
+#include <random>
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -20,7 +21,16 @@ using worker::Message;
 using worker::Op;
 
 namespace {
-constexpr double kReplyAllowanceMs = 5.0;
+// A call's ring token: random and never 0 (the page's first value), so that
+// no earlier call's ring, nor one a candidate wrote ahead, matches it.
+std::uint32_t freshRing() {
+  static std::random_device entropy;
+  std::uint32_t ring;
+  do
+    ring = entropy();
+  while (ring == 0);
+  return ring;
+}
 } // namespace
 
 double steadySeconds() {
@@ -186,6 +196,8 @@ bool WorkerSession::exchange(Message request, Op expect, Message &reply, double 
     return false;
   }
   request.sequence = ++sequence_;
+  const bool ringing = end && doorbellEnabled_;
+  request.ring = ringing ? freshRing() : 0;
   // The clock starts when the worker can act on the request: a stopped
   // worker gets it while stopped and is continued after, so that none of
   // its threads (a candidate's spinning on the socket, say) sees it sooner
@@ -207,41 +219,37 @@ bool WorkerSession::exchange(Message request, Op expect, Message &reply, double 
     return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   };
   endedByDoorbell_ = false;
-  if (end && doorbellEnabled_ && awaitRing(static_cast<std::uint32_t>(request.sequence), deadline)) {
+  if (ringing && awaitRing(request.ring, deadline)) {
     // Over at the ring: stopped at once (the processes continued above), so
     // that work a candidate sets off after ringing early can neither run
     // unseen nor finish the outputs the judge now reads.
     roundTripMs_ = since();
     endedByDoorbell_ = true;
-    runnableMs_ = roundTripMs_;
+    // The stop goes out first (no thread of the worker's launches much after
+    // the ring), then the judge's probes run (timed without waiting for the
+    // stop to be confirmed: work that ends meanwhile is theirs to wait for),
+    // then the stop is confirmed for every process.
+    if (freezeBetweenRequests_)
+      signalEach(frozenTree_, SIGSTOP);
     if (end->atEnd)
       end->atEnd();
-    if (freezeBetweenRequests_) {
-      signalEach(frozenTree_, SIGSTOP);
+    if (freezeBetweenRequests_)
       freeze();
-    }
     if (end->whileStopped)
       end->whileStopped();
-    const auto continued = std::chrono::steady_clock::now();
     if (frozen_) {
       signalEach(frozenTree_, SIGCONT);
       frozen_ = false;
     }
     const bool answered = await(expect, request.sequence, reply, deadline, true);
-    // At most kReplyAllowanceMs of it: a worker that held back its reply
-    // (nothing of the call is timed there) would otherwise buy CPU budget
-    // for host work in its calls. An honest reply takes the driver's
-    // wake-up, and CUPTI's flush in a traced call: a few ms at most.
-    runnableMs_ +=
-        std::min(kReplyAllowanceMs,
-                 std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - continued).count());
     if (answered && freezeBetweenRequests_)
       freeze();
+    if (answered && end->afterReply)
+      end->afterReply();
     return answered;
   }
   const bool answered = await(expect, request.sequence, reply, deadline, true);
   roundTripMs_ = since();
-  runnableMs_ = roundTripMs_;
   // Between its reply and the next request the worker is stopped: a thread
   // that goes on computing, writing outputs or launching work after
   // "returned" cannot, while the judge checks the call.

@@ -28,12 +28,13 @@ struct WorkerOptions {
 
 enum class WorkerFault { None, Died, Silent, Violation };
 
-// What the judge does when a call's work is over: `atEnd` at once (launch its
-// probe kernel, before the worker is stopped), `whileStopped` with every
-// process of the worker stopped (the probes' wait, the output check), before
-// the worker may run again to send its reply.
+// What the judge does when a call's work is over: `atEnd` at once (its probe
+// kernels, once the stop is sent and before it is confirmed), `whileStopped`
+// with every process of the worker stopped (the rest of the probes, the
+// output check), before the worker may run again to send its reply; then
+// `afterReply`, with the worker stopped again.
 struct CallEnd {
-  std::function<void()> atEnd, whileStopped;
+  std::function<void()> atEnd, whileStopped, afterReply;
 };
 
 class WorkerSession {
@@ -58,11 +59,6 @@ public:
                 const std::vector<int> &descriptors = {}, const CallEnd *end = nullptr);
   double lastRoundTripMs() const { return roundTripMs_; }
   bool lastEndedByDoorbell() const { return endedByDoorbell_; }
-  // How long the worker could run in the last exchange: the round trip
-  // and, after a ring, the time from continuing it to its reply. What its
-  // CPU time is measured against (it used some to send its reply, none
-  // while it was stopped).
-  double lastRunnableMs() const { return runnableMs_; }
 
   // The doorbell page for the Preflight (the session keeps it mapped), and
   // the worker's word that its GPU can ring it (before any candidate code).
@@ -106,7 +102,7 @@ private:
   std::unique_ptr<sandbox::Process> process_;
   int socket_ = -1;
   std::uint64_t sequence_ = 0;
-  double roundTripMs_ = 0, runnableMs_ = 0;
+  double roundTripMs_ = 0;
   bool endedByDoorbell_ = false, doorbellEnabled_ = false, doorbellSpins_ = false;
   int doorbellFd_ = -1;
   std::uint32_t *doorbell_ = nullptr;

@@ -125,8 +125,15 @@ public:
         std::memset(probe.pointer, worker::kPreflightPattern, probe.bytes);
       }
     }
-    if (problem.empty() && fds.size() == 2 && ringable(fds[1]))
+    // Host memory with a GPU: no doorbell. The judge probes the GPU only for
+    // device-memory tasks, so a ring behind the legacy stream would let work
+    // on a non-blocking stream finish the outputs off the clock; the reply,
+    // after the device-wide wait, is the end there (the review's finding).
+    const bool ringHere = request.flags == worker::kDeviceMemory || !cuda_;
+    if (problem.empty() && fds.size() == 2 && ringHere && ringable(fds[1]))
       reply.flags |= worker::kDoorbellRings;
+    else if (fds.size() == 2 && !ringHere)
+      close(fds[1]);
     reply.status = problem.empty() ? 0 : 1;
     worker::setText(reply, problem.c_str());
     return reply;
@@ -262,7 +269,7 @@ public:
       callEntry(entry_, registers);
     else if (cuda_)
       cudaMemsetAsync(scratch_, 0, 4); // GPU work to wait for, as a real call's: the same wake-ups
-    const auto ring = static_cast<std::uint32_t>(request.sequence);
+    const std::uint32_t ring = request.ring;
     double eventMs = 0;
     if (cuda_) {
       // The end event right behind the call's work on the legacy stream (which
@@ -271,7 +278,7 @@ public:
       // the GPU writes once that work is done. Work left on other streams is
       // the judge's to see (its probe at the doorbell).
       cudaError_t status = cudaEventRecord(stop_);
-      if (status == cudaSuccess && doorbell_)
+      if (status == cudaSuccess && doorbell_ && ring)
         driver_.writeValue32(CU_STREAM_LEGACY, doorbellOnDevice_, ring, CU_STREAM_WRITE_VALUE_DEFAULT);
       if (status == cudaSuccess)
         status = cudaDeviceSynchronize();
@@ -289,7 +296,7 @@ public:
       eventMs = elapsed;
     } else {
       eventMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - wallStart).count();
-      if (doorbell_)
+      if (doorbell_ && ring)
         __atomic_store_n(doorbell_, ring, __ATOMIC_RELEASE);
     }
     reply.eventMs = eventMs;

@@ -230,15 +230,15 @@ TEST(Judge, HostThreadsComputingAreRejected) { // class 5
   const auto r = scale({CUDAPERF_HOSTILE_HOST_THREADS});
   EXPECT_EQ(statusOf(r[0]), "rejected") << json::serialize(r[0]);
   EXPECT_NE(errorOf(r[0]).find("CPU time"), std::string::npos) << errorOf(r[0]);
-  // A CPU budget's rejection is asked of a second fresh worker (an honest
-  // one's bad luck would not repeat); this one is rejected by both.
-  EXPECT_TRUE(r[0].at("phases").at("second_worker").as_bool()) << json::serialize(r[0]);
-  const json::value *timing = r[0].if_contains("timing");
-  const json::value *first = timing && timing->as_object().contains("first_worker_rejected")
-                                 ? &timing->at("first_worker_rejected")
-                                 : r[0].if_contains("first_worker_rejected");
-  ASSERT_NE(first, nullptr) << json::serialize(r[0]);
-  EXPECT_EQ(first->at("status").as_string(), "rejected") << json::serialize(r[0]);
+  // A CPU budget's rejection near its limit is asked of a second fresh worker
+  // (an honest one's bad luck would not repeat); a rejection is replaced only
+  // by an ok, and this one is rejected by both (far over the budget, it would
+  // not have been asked at all).
+  const double ratio = r[0].at("rejected_ratio").to_number<double>();
+  EXPECT_GT(ratio, 1.0) << json::serialize(r[0]);
+  EXPECT_EQ(r[0].at("phases").at("second_worker").as_bool(), ratio <= 1.3) << json::serialize(r[0]);
+  if (ratio <= 1.3)
+    EXPECT_EQ(r[0].at("second_worker_verdict").at("status").as_string(), "rejected") << json::serialize(r[0]);
 }
 
 TEST(Judge, CoresSpunInTheCorrectnessCallsAreRejected) { // class 5, in the phase the timed budget does not see

@@ -2,10 +2,12 @@
 // class: 7 ringing the judge's doorbell before the work
 // The doorbell page (the judge's end-of-call signal, which the worker's GPU
 // writes behind the call's work) is in the worker's address space: found by
-// name in /proc/self/maps, rung from the host with this call's number (the
-// last one rung plus one) before any work is launched, and the entry
+// name in /proc/self/maps, rung from the host with this call's ring token
+// (read from the worker's own copy of the request, on its stack above the
+// entry's frame) before any work is launched, and the entry
 // then launches its 2 ms kernel at once: the launch races the judge's stop, and
 // the probe kernel the judge launched at the ring must wait for the work.
+#include <cstddef>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
@@ -19,6 +21,29 @@ __global__ void slowAdd(const float *a, const float *b, float *c, int n) {
   while (now - start < 2000000ull);
   for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x)
     c[i] = a[i] + b[i];
+}
+
+struct MessageMirror { // the judge's Message (WorkerProtocol.h), up to the token
+  std::uint32_t magic, op;
+  std::uint64_t sequence;
+  std::int32_t status;
+  std::uint32_t count, flags;
+  std::uint64_t bytes[12];
+  std::int32_t argBuffer[12];
+  std::int64_t argValue[12];
+  std::uint32_t ring;
+};
+
+static std::uint32_t thisCallsToken() {
+  volatile char here = 0;
+  auto from = reinterpret_cast<const unsigned char *>(reinterpret_cast<std::uintptr_t>(&here) & ~std::uintptr_t(7));
+  for (std::size_t offset = 0; offset < 32768; offset += 8) {
+    MessageMirror m;
+    std::memcpy(&m, from + offset, offsetof(MessageMirror, ring) + sizeof m.ring);
+    if (m.magic == 0xC0DA7E57u && m.op == 9 && m.ring) // Op::Call
+      return m.ring;
+  }
+  return 0;
 }
 
 static volatile std::uint32_t *doorbell() {
@@ -37,7 +62,8 @@ static volatile std::uint32_t *doorbell() {
 }
 
 extern "C" void vector_add(const float *a, const float *b, float *c, int n) {
-  if (volatile std::uint32_t *bell = doorbell())
-    __atomic_store_n(bell, *bell + 1, __ATOMIC_RELEASE);
+  const std::uint32_t token = thisCallsToken();
+  if (volatile std::uint32_t *bell = doorbell(); bell && token)
+    __atomic_store_n(bell, token, __ATOMIC_RELEASE);
   slowAdd<<<264, 256>>>(a, b, c, n);
 }
