@@ -186,10 +186,14 @@ public:
             runInFreshWorker(evaluation, *state.buffers, oracle, oracleOnHost, Role::Candidate, baselineTiming);
         // A rejection is replaced only by an ok: a candidate that cheats in
         // one worker of two must not get the other's verdict of its choice.
+        // An ok is not replaced by a noisy rule's rejection (the very noise
+        // the second worker is for); by any other verdict it is.
         const bool wasRejected = answer.at("status") == "rejected";
         secondWorker = true;
         const json::value *status = again.if_contains("status");
-        if (status && *status != "harness_error" && *status != "no_gpu" && (!wasRejected || *status == "ok")) {
+        const bool noisyRejection = status && *status == "rejected" && again.contains("rejected_by");
+        if (status && *status != "harness_error" && *status != "no_gpu" && (!wasRejected || *status == "ok") &&
+            !(!wasRejected && noisyRejection)) {
           json::object retimed{{"status", answer.at("status")}};
           if (const json::value *first = answer.if_contains("timing"); first && first->is_object())
             for (const char *key : {"median_ms", "gap_shift_ms"})

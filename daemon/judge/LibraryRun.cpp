@@ -451,7 +451,7 @@ json::object LibraryRun::run() {
   int outside = 0, busyBefore = 0, busyAfterReply = 0, verified = 0, endedByDoorbell = 0;
   double unfinishedMax = 0, callsMs = 0, maxRatio = 0, tracedBusyMs = -1;
   double uncountedCpuMs = 0, uncountedCallsMs = 0;
-  double cpuAtStart = 0;
+  double countedCpuMs = 0;
   json::object timing;
   for (int k = 0; k < calls; ++k) {
     // The timed calls' inputs come from the judge's own entropy and the keyed
@@ -466,8 +466,6 @@ json::object LibraryRun::run() {
     }
     const bool traced = k == 0 && deviceMemory;
     const bool counted = k > request_.warmup;
-    if (k == request_.warmup + 1)
-      cpuAtStart = worker_.cpuSeconds();
     Call call;
     if (!callOnce(sizes, traced ? worker::kTraceKernels : 0, verifyTimed ? std::optional<bool>(true) : std::nullopt,
                   call, failure))
@@ -545,10 +543,13 @@ json::object LibraryRun::run() {
     outside += time.workerTimeOutside;
     unfinishedMax = std::max(unfinishedMax, time.unfinishedMs);
     callsMs += call.wallMs;
+    countedCpuMs += call.cpuMs;
     busyBefore += gpu_ && gpuBusyBeforeCall(call.preProbeMs, calibration_);
     busyAfterReply += gpu_ && call.byDoorbell && gpuBusyBeforeCall(call.afterReplyProbeMs, calibration_);
   }
-  const double cpuMs = 1000 * (worker_.cpuSeconds() - cpuAtStart);
+  // The counted calls' CPU, each without its forgiven reply window (the
+  // worker is stopped between calls: nothing runs outside them).
+  const double cpuMs = countedCpuMs;
   // The worker's event times against the gaps of the task's trusted baseline
   // (calls of the same shape: the fairest reference); without one, the
   // per-call band of the calibration above.

@@ -21,14 +21,15 @@ using worker::Message;
 using worker::Op;
 
 namespace {
-// A call's ring token: random and never 0 (the page's first value), so that
-// no earlier call's ring, nor one a candidate wrote ahead, matches it.
-std::uint32_t freshRing() {
+// A call's ring token: random, never 0 (the page's first value) nor what the
+// page holds now, so that no earlier call's ring, nor one a candidate wrote
+// ahead, matches it.
+std::uint32_t freshRing(const std::uint32_t *page) {
   static std::random_device entropy;
   std::uint32_t ring;
   do
     ring = entropy();
-  while (ring == 0);
+  while (ring == 0 || (page && ring == __atomic_load_n(page, __ATOMIC_ACQUIRE)));
   return ring;
 }
 } // namespace
@@ -197,7 +198,7 @@ bool WorkerSession::exchange(Message request, Op expect, Message &reply, double 
   }
   request.sequence = ++sequence_;
   const bool ringing = end && doorbellEnabled_;
-  request.ring = ringing ? freshRing() : 0;
+  request.ring = ringing ? freshRing(doorbell_) : 0;
   // The clock starts when the worker can act on the request: a stopped
   // worker gets it while stopped and is continued after, so that none of
   // its threads (a candidate's spinning on the socket, say) sees it sooner
