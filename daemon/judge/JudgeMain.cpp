@@ -21,6 +21,7 @@
 // after the judge's own GPU context failed (the caller starts a new judge).
 #include "JudgeMemory.h"
 #include "LibraryRun.h"
+#include "SecondWorker.h"
 #include "TaskBuffers.h"
 #include "WorkerSession.h"
 #include "cudaperf/contracts/TaskSpec.h"
@@ -184,16 +185,9 @@ public:
         retiring_.clear();
         json::object again =
             runInFreshWorker(evaluation, *state.buffers, oracle, oracleOnHost, Role::Candidate, baselineTiming);
-        // A rejection is replaced only by an ok: a candidate that cheats in
-        // one worker of two must not get the other's verdict of its choice.
-        // An ok is not replaced by a noisy rule's rejection (the very noise
-        // the second worker is for); by any other verdict it is.
-        const bool wasRejected = answer.at("status") == "rejected";
         secondWorker = true;
         const json::value *status = again.if_contains("status");
-        const bool noisyRejection = status && *status == "rejected" && again.contains("rejected_by");
-        if (status && *status != "harness_error" && *status != "no_gpu" && (!wasRejected || *status == "ok") &&
-            !(!wasRejected && noisyRejection)) {
+        if (secondReplacesFirst(answer, again)) {
           json::object retimed{{"status", answer.at("status")}};
           if (const json::value *first = answer.if_contains("timing"); first && first->is_object())
             for (const char *key : {"median_ms", "gap_shift_ms"})
@@ -242,48 +236,6 @@ public:
   }
 
 private:
-  // Worker times not believed, a GPU share below the minimum, CPU time over a
-  // budget: each can be an honest worker's bad luck (on the H200 a whole
-  // run's gaps offset; a short kernel's calls stretched by the host's
-  // scheduling under a compile load, 0.05 ms calls measured at 1.3 ms; honest
-  // calls at 96-101 % of their CPU budget), and a second fresh worker tells:
-  // every call of both is verified, so a candidate that behaves in only one
-  // gains nothing, and one that does not is rejected again.
-  static constexpr double kSecondWorkerCpuRatio = 1.3;    // CPU time at most 1.3 times its budget
-  static constexpr double kSecondWorkerShareRatio = 0.25; // a GPU share at least a quarter of the minimum
-  static bool deservesSecondWorker(const json::object &answer) {
-    const json::value *status = answer.if_contains("status");
-    if (!status)
-      return false;
-    if (*status == "rejected") {
-      // Near the limit only: an honest worker's bad luck is a few percent
-      // over a CPU budget or a share a few times too small (1.7 % of 5 % seen);
-      // a host computation or a switched-off tracer is far beyond.
-      const json::value *rule = answer.if_contains("rejected_by");
-      const json::value *ratio = answer.if_contains("rejected_ratio");
-      if (!rule || !ratio || !ratio->is_number())
-        return false;
-      const double r = ratio->to_number<double>();
-      return (*rule == "cpu_budget" && r <= kSecondWorkerCpuRatio) ||
-             (*rule == "gpu_share" && r >= kSecondWorkerShareRatio);
-    }
-    const json::value *timing = answer.if_contains("timing");
-    if (*status != "ok" || !timing || !timing->is_object())
-      return false;
-    const json::object &t = timing->as_object();
-    const json::value *workerTimes = t.if_contains("worker_times");
-    if (workerTimes && *workerTimes == "rejected")
-      return true;
-    // Most calls charged unfinished work: on the H200 one honest worker's
-    // post-call waits were 0.13 ms for its whole run against a limit of
-    // 0.037 ms (its median 0.33 ms, the nine others' 0.235). Work really left
-    // behind is charged in the second worker too.
-    const json::value *waits = t.if_contains("post_call_wait_median_ms");
-    const json::value *limit = t.if_contains("unfinished_limit_ms");
-    return waits && limit && waits->is_number() && limit->is_number() &&
-           waits->to_number<double>() > limit->to_number<double>();
-  }
-
   struct TaskState {
     std::string key;
     std::unique_ptr<TaskBuffers> buffers;
