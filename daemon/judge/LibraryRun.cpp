@@ -1,9 +1,12 @@
 #include "LibraryRun.h"
 
+#include "ProcessTree.h"
+
 #include "cudaperf/daemon/TaskData.h"
 
 #include <boost/json.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <csignal>
 #include <cstring>
@@ -50,6 +53,29 @@ json::object sizesToJson(const SizeBinding &sizes) {
   for (const auto &[name, value] : sizes)
     object[name] = value;
   return object;
+}
+
+// The threads that used the most CPU time between two readings (the worker
+// is stopped at both), by name: what a budget's margin is made of.
+json::array threadCpuDelta(const std::vector<ThreadCpu> &before, const std::vector<ThreadCpu> &after) {
+  std::vector<std::pair<double, std::string>> used;
+  for (const ThreadCpu &thread : after) {
+    double earlier = 0;
+    for (const ThreadCpu &old : before)
+      if (old.tid == thread.tid)
+        earlier = old.ms;
+    std::string name = thread.name; // the worker's to choose: printable ASCII only in an answer
+    for (char &c : name)
+      if (c < 0x20 || c > 0x7e)
+        c = '?';
+    if (thread.ms - earlier > 0.001)
+      used.emplace_back(thread.ms - earlier, name);
+  }
+  std::sort(used.begin(), used.end(), std::greater<>());
+  json::array threads;
+  for (std::size_t i = 0; i < used.size() && i < 8; ++i)
+    threads.push_back(json::object{{"name", used[i].second}, {"ms", used[i].first}});
+  return threads;
 }
 
 json::object activityToJson(const Message &reply, double callMs) {
@@ -452,6 +478,7 @@ json::object LibraryRun::run() {
   double unfinishedMax = 0, callsMs = 0, maxRatio = 0, tracedBusyMs = -1;
   double uncountedCpuMs = 0, uncountedCallsMs = 0;
   double countedCpuMs = 0;
+  std::vector<ThreadCpu> threadsAtStart; // where the timed calls' CPU went, for the answer
   json::object timing;
   for (int k = 0; k < calls; ++k) {
     // The timed calls' inputs come from the judge's own entropy and the keyed
@@ -466,6 +493,8 @@ json::object LibraryRun::run() {
     }
     const bool traced = k == 0 && deviceMemory;
     const bool counted = k > request_.warmup;
+    if (k == request_.warmup + 1)
+      threadsAtStart = threadCpuTimes(worker_.treeRoot());
     Call call;
     if (!callOnce(sizes, traced ? worker::kTraceKernels : 0, verifyTimed ? std::optional<bool>(true) : std::nullopt,
                   call, failure))
@@ -600,8 +629,11 @@ json::object LibraryRun::run() {
   timing["verified_calls"] = verified;
   timing["max_tolerance_ratio"] = std::isfinite(maxRatio) ? maxRatio : -1.0;
   const CpuUse use = judgeCpuUse(cpuMs, callsMs, request_.runs, !deviceMemory, calibration_.cpuPerCallMs);
-  timing["cpu"] = json::object{
-      {"ms", cpuMs}, {"budget_ms", use.budgetMs}, {"calls_ms", callsMs}, {"empty_call_ms", calibration_.cpuPerCallMs}};
+  timing["cpu"] = json::object{{"ms", cpuMs},
+                               {"budget_ms", use.budgetMs},
+                               {"calls_ms", callsMs},
+                               {"empty_call_ms", calibration_.cpuPerCallMs},
+                               {"threads", threadCpuDelta(threadsAtStart, threadCpuTimes(worker_.treeRoot()))}};
   timing["gpu_busy_before_calls"] = busyBefore;
   timing["gpu_busy_after_replies"] = busyAfterReply;
   const double gpuShare = gpuShareOfCall(tracedBusyMs, medianMs, gapShift, workerTimes != "rejected");

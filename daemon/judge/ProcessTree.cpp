@@ -47,6 +47,32 @@ std::vector<pid_t> processTree(pid_t root) {
   return pending;
 }
 
+std::vector<ThreadCpu> threadCpuTimes(pid_t root) {
+  std::vector<ThreadCpu> threads;
+  for (pid_t pid : processTree(root)) {
+    const std::string tasks = "/proc/" + std::to_string(pid) + "/task";
+    DIR *folder = opendir(tasks.c_str());
+    if (!folder)
+      continue;
+    while (dirent *entry = readdir(folder)) {
+      if (entry->d_name[0] < '0' || entry->d_name[0] > '9')
+        continue;
+      const std::string task = tasks + "/" + entry->d_name;
+      std::ifstream schedstat(task + "/schedstat"), comm(task + "/comm");
+      unsigned long long runNs = 0;
+      ThreadCpu thread;
+      if (!(schedstat >> runNs))
+        continue;
+      std::getline(comm, thread.name);
+      thread.tid = static_cast<pid_t>(std::stol(entry->d_name));
+      thread.ms = static_cast<double>(runNs) / 1e6;
+      threads.push_back(std::move(thread));
+    }
+    closedir(folder);
+  }
+  return threads;
+}
+
 double processTreeCpuSeconds(pid_t root) {
   double seconds = 0;
   for (pid_t pid : processTree(root))

@@ -4,6 +4,7 @@
 
 #include <sys/types.h>
 
+#include <string>
 #include <vector>
 
 namespace cudaperf::judge {
@@ -16,6 +17,17 @@ double processTreeCpuSeconds(pid_t root);
 
 // `root` and every process below it.
 std::vector<pid_t> processTree(pid_t root);
+
+// The CPU time of every thread of `root` and the processes below it, by
+// thread id, with its name (comm): where a worker's CPU went (the driver's
+// threads, CUPTI's, the candidate's), read from the scheduler's own
+// nanosecond account (schedstat). Threads that ended are not in it.
+struct ThreadCpu {
+  pid_t tid = 0;
+  std::string name;
+  double ms = 0;
+};
+std::vector<ThreadCpu> threadCpuTimes(pid_t root);
 
 // Stops (SIGSTOP) every process below `root` (not `root`, the sandbox's
 // init) and waits, briefly, until every thread is stopped: from then on no

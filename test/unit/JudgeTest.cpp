@@ -157,6 +157,15 @@ TEST(Judge, AnHonestCandidateIsCheckedOnEveryCallAndTimedByTheJudge) {
   EXPECT_TRUE(r[0].at("sandbox").at("processes_isolated").as_bool());
   EXPECT_TRUE(r[0].at("sandbox").at("privileges_dropped").as_bool());
   EXPECT_EQ(r[0].at("replay").at("seed").to_number<std::uint64_t>(), 1u);
+  // Where the timed calls' CPU went, thread by thread (the worker's main
+  // thread runs the calls): as much as the account the budget is checked on.
+  const auto &cpu = timing.at("cpu").as_object();
+  double threadsMs = 0;
+  for (const auto &thread : cpu.at("threads").as_array()) {
+    EXPECT_FALSE(thread.at("name").as_string().empty()) << json::serialize(cpu);
+    threadsMs += thread.at("ms").to_number<double>();
+  }
+  EXPECT_GE(threadsMs, 0.5 * cpu.at("ms").to_number<double>() - 0.5) << json::serialize(cpu);
 }
 
 TEST(Judge, TheBaselineIsTimedInTwoWorkersAndTheTighterGapIsTheReference) {
