@@ -192,8 +192,7 @@ bool LibraryRun::trustedStart(json::object &failure) {
   request.flags = memory.device() ? worker::kDeviceMemory : worker::kHostMemory;
   request.bytes[0] = probe.totalBytes;
   Message reply;
-  std::string noDoorbell;
-  const int doorbell = worker_.doorbellDescriptor(noDoorbell);
+  const int doorbell = worker_.doorbellDescriptor();
   std::vector<int> descriptors{probe.fd};
   if (doorbell >= 0)
     descriptors.push_back(doorbell);

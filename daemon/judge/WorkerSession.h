@@ -60,9 +60,10 @@ public:
   double lastRoundTripMs() const { return roundTripMs_; }
   bool lastEndedByDoorbell() const { return endedByDoorbell_; }
 
-  // The doorbell page for the Preflight (the session keeps it mapped), and
-  // the worker's word that its GPU can ring it (before any candidate code).
-  int doorbellDescriptor(std::string &problem);
+  // The doorbell page for the Preflight (the session keeps it mapped; -1
+  // where no memfd can be made), and the worker's word that its GPU can ring
+  // it (before any candidate code).
+  int doorbellDescriptor();
   void enableDoorbell(bool spin) {
     doorbellEnabled_ = doorbell_ != nullptr;
     doorbellSpins_ = spin;
