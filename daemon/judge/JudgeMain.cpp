@@ -25,6 +25,7 @@
 #include "TaskBuffers.h"
 #include "WorkerSession.h"
 #include "cudaperf/contracts/TaskSpec.h"
+#include "cudaperf/daemon/CpuPlacement.h"
 #include "cudaperf/daemon/EntryCall.h"
 #include "cudaperf/daemon/InstalledPaths.h"
 #include "cudaperf/daemon/TaskData.h"
@@ -209,7 +210,8 @@ public:
         }
       }
       answer["replay"] = json::object{{"seed", evaluation.seed}};
-      answer["machine"] = json::object{{"cpu_latency_qos", cpuLatency_ >= 0}};
+      answer["machine"] =
+          json::object{{"cpu_latency_qos", cpuLatency_ >= 0}, {"cpus", formatCpuList(currentThreadCpus())}};
       // The judge's own share of this answer: its start-up (the first answer
       // of a judge only), the task's buffers, the baseline's two workers.
       json::object &phases =

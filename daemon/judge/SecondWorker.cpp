@@ -47,8 +47,11 @@ bool deservesSecondWorker(const json::object &answer) {
 bool secondReplacesFirst(const json::object &first, const json::object &second) {
   if (!second.contains("status") || statusIs(second, "harness_error") || statusIs(second, "no_gpu"))
     return false;
+  // A noisy rule's rejection gives way to an ok, or to outputs the judge
+  // found wrong: that finding is no noise, and a wrong answer's reward is
+  // bounded by its failed checks (no better than any wrong candidate's).
   if (statusIs(first, "rejected"))
-    return statusIs(second, "ok");
+    return statusIs(second, "ok") || statusIs(second, "wrong_answer");
   return !(statusIs(second, "rejected") && second.contains("rejected_by"));
 }
 

@@ -18,7 +18,8 @@ namespace cudaperf::judge {
 bool deservesSecondWorker(const boost::json::object &answer);
 
 // Whether the second worker's answer replaces the first: never a machine's
-// verdict (harness_error, no_gpu); a rejection only by an ok; an ok by any
+// verdict (harness_error, no_gpu); a rejection only by an ok or a
+// wrong_answer (outputs the judge checked, not noise); an ok by any
 // verdict but a noisy rule's rejection (the very noise the second worker is
 // asked about).
 bool secondReplacesFirst(const boost::json::object &first, const boost::json::object &second);

@@ -133,7 +133,12 @@ void apply(DaemonConfig &config, const std::string &key, const json::value &valu
     }
   } else if (key == "cpu_workers")
     config.cpuWorkers = static_cast<unsigned>(number());
-  else if (key == "http_threads")
+  else if (key == "judge_cpus") {
+    const double cpus = number();
+    if (cpus < 0 || cpus > 1024 || cpus != static_cast<double>(static_cast<unsigned>(cpus)))
+      fail(where, "expected a whole number of CPUs from 0 to 1024");
+    config.judgeCpus = static_cast<unsigned>(cpus);
+  } else if (key == "http_threads")
     config.httpThreads = static_cast<unsigned>(positive());
   else if (key == "max_body_bytes")
     config.maxBodyBytes = static_cast<std::size_t>(positive());

@@ -4,6 +4,7 @@
 #include "cudaperf/contracts/JsonAccess.h"
 #include "cudaperf/contracts/ReportJson.h"
 #include "cudaperf/contracts/Utf8Text.h"
+#include "cudaperf/daemon/CpuPlacement.h"
 #include "cudaperf/daemon/InstalledPaths.h"
 #include "cudaperf/daemon/PtxasFacts.h"
 #include "cudaperf/daemon/RewardAssembly.h"
@@ -181,8 +182,24 @@ Evaluator::Evaluator(DaemonConfig config, EvaluationStore &store, TaskCatalog &c
     spdlog::warn("no judge at {}: evaluations answer no_gpu", judge.string());
     gpus.clear();
   }
-  for (int gpu : gpus) {
+  // Each judge on cores of its own, everything else (this process's threads
+  // and all they start: compiles, analyses, reference runs) on the rest.
+  const CpuPlacement placement = planCpuPlacement(readCpuTopology(), gpus.size(), config_.judgeCpus);
+  if (!placement.judges.empty()) {
+    std::string problem;
+    if (pinProcess(placement.shared, problem))
+      spdlog::info("CPU placement: {}", placement.note);
+    else
+      spdlog::warn("CPU placement: the daemon's threads could not be moved ({}); judges keep every CPU", problem);
+  } else if (!gpus.empty()) {
+    spdlog::info("CPU placement: {}", placement.note);
+  }
+  const bool placed = !placement.judges.empty() && currentThreadCpus() == placement.shared;
+  for (std::size_t g = 0; g < gpus.size(); ++g) {
+    const int gpu = gpus[g];
     JudgeOptions options;
+    if (placed)
+      options.cpus = placement.judges[g];
     options.judge = judge;
     options.worker = worker;
     options.wallSeconds = config_.harnessWallSeconds;

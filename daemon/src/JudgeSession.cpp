@@ -44,6 +44,7 @@ bool JudgeSession::start(std::string &error) {
   request.environment = options_.environment;
   request.passDescriptors = {ends[1]};
   sandbox::Limits limits = trustedJudgeLimits();
+  limits.cpus = options_.cpus;
   // Its life: at most maxEvaluations evaluations (each under the judge's own
   // deadline); the daemon's per-answer deadline is what stops a hung judge.
   const double perEvaluation = options_.wallSeconds + 30;

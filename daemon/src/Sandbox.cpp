@@ -366,6 +366,16 @@ std::string describeMissing(int mask) {
   setLimit(RLIMIT_CPU, cpu, cpu + 1);
   if (limits.niceness > 0)
     setpriority(PRIO_PROCESS, 0, limits.niceness); // inherited by all it starts
+  if (!limits.cpus.empty()) {
+    // Inherited too; a CPU outside the cgroup's set fails the call, which
+    // leaves the caller's CPUs: a slower clock, not a broken run.
+    cpu_set_t cpus;
+    CPU_ZERO(&cpus);
+    for (int cpu : limits.cpus)
+      if (cpu >= 0 && cpu < CPU_SETSIZE)
+        CPU_SET(cpu, &cpus);
+    sched_setaffinity(0, sizeof cpus, &cpus);
+  }
   setLimit(RLIMIT_FSIZE, limits.fileSizeBytes, limits.fileSizeBytes);
   setLimit(RLIMIT_NOFILE, limits.openFiles, limits.openFiles);
   setLimit(RLIMIT_NPROC, limits.processes, limits.processes);

@@ -25,16 +25,18 @@ std::string messageOf(const std::vector<std::string> &args) {
 TEST(DaemonConfig, FlagsOverrideDefaults) {
   const DaemonConfig config =
       configFromArguments({"--listen", "0.0.0.0:9000", "--gpus", "0,1", "--cpu-workers", "4", "--lambda-str", "0.5",
-                           "--speedup-baseline", "gpu", "--precompiled-headers", "false"});
+                           "--speedup-baseline", "gpu", "--precompiled-headers", "false", "--judge-cpus", "0"});
   EXPECT_EQ(config.listenAddress, "0.0.0.0");
   EXPECT_EQ(config.port, 9000);
   EXPECT_EQ(config.gpus, (std::vector<int>{0, 1}));
   EXPECT_TRUE(config.gpusGiven);
   EXPECT_EQ(config.cpuWorkers, 4u);
+  EXPECT_EQ(config.judgeCpus, 0u);
   EXPECT_DOUBLE_EQ(config.reward.lambdaStr, 0.5);
   EXPECT_EQ(config.reward.baseline, SpeedupBaseline::Gpu);
   EXPECT_FALSE(config.precompiledHeaders);
   EXPECT_EQ(config.maxBodyBytes, 1u << 20); // untouched default
+  EXPECT_EQ(DaemonConfig{}.judgeCpus, 4u);
 }
 
 TEST(DaemonConfig, FileThenFlags) {
@@ -60,6 +62,8 @@ TEST(DaemonConfig, ErrorsNameTheKey) {
   EXPECT_NE(messageOf({"--gpus", "0,x"}).find("'x' is not a GPU index"), std::string::npos);
   EXPECT_NE(messageOf({"--log-level", "loud"}).find("--log-level"), std::string::npos);
   EXPECT_NE(messageOf({"--tasks"}).find("needs a value"), std::string::npos);
+  EXPECT_NE(messageOf({"--judge-cpus", "-1"}).find("from 0 to 1024"), std::string::npos);
+  EXPECT_NE(messageOf({"--judge-cpus", "2.5"}).find("--judge-cpus"), std::string::npos);
   EXPECT_NE(messageOf({"--config", "/nonexistent/cudaperfd.json"}).find("cannot read"), std::string::npos);
 }
 

@@ -1,6 +1,7 @@
 // The sandbox against hostile programs that need no GPU: each must cost its
 // own run and nothing else, and get the right outcome.
 #include "cudaperf/daemon/Sandbox.h"
+#include "cudaperf/daemon/CpuPlacement.h"
 
 #include <gtest/gtest.h>
 
@@ -79,6 +80,20 @@ TEST(Sandbox, ANicenessIsTheProgramsAndItsChildrens) {
   errno = 0;
   const int own = getpriority(PRIO_PROCESS, 0);
   EXPECT_EQ(shell("nice", quick()).stdoutText, std::to_string(own) + "\n"); // unchanged by default
+}
+
+TEST(Sandbox, ItsCpusAreTheProgramsAndItsChildrens) {
+  const std::vector<int> allowed = cudaperf::currentThreadCpus();
+  ASSERT_FALSE(allowed.empty());
+  Limits limits = quick();
+  limits.cpus = {allowed.back()};
+  // The kernel's own account of each process's CPU list, the shell's and its child's.
+  const auto result =
+      shell("grep Cpus_allowed_list /proc/self/status; sh -c 'grep Cpus_allowed_list /proc/self/status'", limits);
+  const std::string line = "Cpus_allowed_list:\t" + std::to_string(allowed.back()) + "\n";
+  EXPECT_EQ(result.stdoutText, line + line) << result.stderrText;
+  const auto inherited = shell("grep Cpus_allowed_list /proc/self/status", quick());
+  EXPECT_EQ(inherited.stdoutText, "Cpus_allowed_list:\t" + cudaperf::formatCpuList(allowed) + "\n");
 }
 
 TEST(Sandbox, StdinIsPassed) {

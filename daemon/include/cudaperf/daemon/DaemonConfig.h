@@ -25,6 +25,9 @@ struct DaemonConfig {
   std::vector<int> gpus;   // empty: GPU 0 when a GPU and cudaperf-run are present
   bool gpusGiven = false;  // --gpus or "gpus" was set (an empty list then means: none)
   unsigned cpuWorkers = 0; // 0: number of cores
+  // CPUs set apart for each GPU's judge and its workers, in whole cores (0:
+  // none); the rest runs compiles and analyses. Skipped on small machines.
+  unsigned judgeCpus = 4;
   unsigned httpThreads = 2;
   std::size_t maxBodyBytes = 1 << 20;
   std::size_t queueCapacity = 256; // evaluations waiting or running; past it: 503

@@ -28,6 +28,7 @@ struct JudgeOptions {
   std::vector<std::pair<std::string, std::string>> environment; // e.g. CUDA_VISIBLE_DEVICES
   bool cuda = true;                                             // false: host memory tasks only, no GPU (tests)
   bool requireIsolation = true; // false only for development: workers may run unisolated
+  std::vector<int> cpus;        // the judge's (and its workers') CPUs; empty: the caller's
   // A task's GPU baseline timing is reused for this long within one judge
   // (across its batches and task switches), then timed again.
   double baselineMaxAgeSeconds = 300;

@@ -34,6 +34,9 @@ struct Limits {
   // that they yield the cores to the judge and its worker, whose wake-ups
   // are part of every timed call.
   int niceness = 0;
+  // The CPUs it and everything it starts may run on (empty: the caller's).
+  // The daemon gives each GPU's judge cores of its own (CpuPlacement.h).
+  std::vector<int> cpus;
   std::size_t outputBytes = 1 << 20; // cap per stream (stdout, stderr); past it the run is killed
   bool isolateNetwork = true;        // a new network namespace: no interface but a down loopback
   bool isolateProcesses = true;      // a new PID namespace: its processes die with it
