@@ -356,11 +356,28 @@ json::object LibraryRun::run() {
     request.op = Op::Load;
     const std::string text = std::filesystem::path(request_.library).filename().string() + '\0' + task.entry;
     std::memcpy(request.text, text.data(), std::min(text.size(), sizeof request.text - 2));
-    if (!worker_.exchange(request, Op::Loaded, reply, deadline_, {library})) {
+    const double cpuBefore = worker_.cpuSeconds();
+    const double loadDeadline = std::min(deadline_, loadStart + kLoadLimitSeconds);
+    if (!worker_.exchange(request, Op::Loaded, reply, loadDeadline, {library})) {
       loaded_ = true; // its constructors ran: whatever happened is the candidate's
+      if (worker_.fault() == WorkerFault::Silent && loadDeadline < deadline_)
+        return verdict("timeout", "loading the library (its constructors) took more than " +
+                                      std::to_string(static_cast<int>(kLoadLimitSeconds)) + " s");
       return faultVerdict();
     }
     loaded_ = true;
+    // Read while the worker is stopped (it is between requests).
+    const double loadCpuMs = (worker_.cpuSeconds() - cpuBefore) * 1e3;
+    const double loadMs = (steadySeconds() - loadStart) * 1e3;
+    if (const CpuUse use = loadCpuUse(loadCpuMs, loadMs); use.hostComputation) {
+      json::object rejected =
+          verdict("rejected", "loading the library used " + std::to_string(loadCpuMs) + " ms of CPU time in " +
+                                  std::to_string(loadMs) + " ms (budget " + std::to_string(use.budgetMs) +
+                                  " ms: one busy thread): constructors must not compute or spin");
+      rejected["rejected_by"] = "cpu_budget";
+      rejected["rejected_ratio"] = loadCpuMs / use.budgetMs;
+      return rejected;
+    }
     if (reply.status != 0) // whatever it says: its constructors have run
       return verdict("rejected", reply.text);
   }

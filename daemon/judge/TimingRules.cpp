@@ -26,6 +26,8 @@ constexpr double kCpuAllowanceHostMs = 5.0;
 constexpr double kCpuShareCorrectness = 1.5;     // of the correctness calls' time: one busy thread and change
 constexpr double kCpuPerCallCorrectnessMs = 1.0; // a size's first call (2.5-4 ms on the H200 for a small one)
 constexpr double kCpuAllowanceCorrectnessMs = 10.0;
+constexpr double kCpuShareLoad = 1.5;         // of the load's time: one busy thread and change
+constexpr double kCpuAllowanceLoadMs = 100.0; // relocations, module registration
 
 double medianAbsoluteDeviation(const std::vector<double> &values, double center) {
   std::vector<double> deviations;
@@ -185,6 +187,13 @@ double toleratedWaitMs(double postCallWaitMs, const RoundTripCalibration &c, con
   const double untolerated = untoleratedWaitLimitMs(c, reference, 0.0);
   const double limit = unfinishedLimitMs(c, reference);
   return std::clamp(postCallWaitMs - untolerated, 0.0, std::max(0.0, limit - untolerated));
+}
+
+CpuUse loadCpuUse(double cpuMs, double loadMs) {
+  CpuUse use;
+  use.budgetMs = kCpuShareLoad * std::max(0.0, loadMs) + kCpuAllowanceLoadMs;
+  use.hostComputation = cpuMs > use.budgetMs;
+  return use;
 }
 
 CpuUse correctnessCpuUse(double cpuMs, double callsMs, int calls, double overheadPerCallMs) {

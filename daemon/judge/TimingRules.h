@@ -155,6 +155,15 @@ CpuUse judgeCpuUse(double cpuMs, double callsMs, int calls, bool hostMemory, dou
 // host (the second review's finding).
 CpuUse correctnessCpuUse(double cpuMs, double callsMs, int calls, double overheadPerCallMs = 0);
 
+// The library's loading (its constructors, the dynamic linker's work, CUDA's
+// registration of its modules): one busy thread and 100 ms (a library linked
+// against cuBLAS relocates for tens of ms). Constructors that spin several
+// threads, whose CPU no call's budget sees, slow everything else on the
+// judge's cores (the review of the judges' own CPUs).
+CpuUse loadCpuUse(double cpuMs, double loadMs);
+// A load past this is the candidate's timeout (an honest one takes ms).
+constexpr double kLoadLimitSeconds = 10;
+
 double median(std::vector<double> values);
 double coefficientOfVariation(const std::vector<double> &values);
 

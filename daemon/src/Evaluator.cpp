@@ -184,17 +184,22 @@ Evaluator::Evaluator(DaemonConfig config, EvaluationStore &store, TaskCatalog &c
   }
   // Each judge on cores of its own, everything else (this process's threads
   // and all they start: compiles, analyses, reference runs) on the rest.
+  // All or nothing: a thread left behind could run on a judge's cores.
+  const std::vector<int> everyCpu = currentThreadCpus();
   const CpuPlacement placement = planCpuPlacement(readCpuTopology(), gpus.size(), config_.judgeCpus);
+  bool placed = false;
   if (!placement.judges.empty()) {
-    std::string problem;
-    if (pinProcess(placement.shared, problem))
+    std::string problem, ignored;
+    placed = pinProcess(placement.shared, problem);
+    if (placed) {
       spdlog::info("CPU placement: {}", placement.note);
-    else
-      spdlog::warn("CPU placement: the daemon's threads could not be moved ({}); judges keep every CPU", problem);
+    } else {
+      pinProcess(everyCpu, ignored);
+      spdlog::warn("CPU placement: the daemon's threads could not be moved ({}); judges share every CPU", problem);
+    }
   } else if (!gpus.empty()) {
     spdlog::info("CPU placement: {}", placement.note);
   }
-  const bool placed = !placement.judges.empty() && currentThreadCpus() == placement.shared;
   for (std::size_t g = 0; g < gpus.size(); ++g) {
     const int gpu = gpus[g];
     JudgeOptions options;

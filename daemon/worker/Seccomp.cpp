@@ -78,6 +78,10 @@ std::string installCandidateFilter() {
       SYS_process_madvise,
       SYS_name_to_handle_at,
       SYS_open_by_handle_at,
+      // Its CPUs are the ones the daemon set apart for its judge (inherited):
+      // a candidate that moved onto another judge's or the compiles' would
+      // slow their timed calls at no cost to itself.
+      SYS_sched_setaffinity,
   };
   std::vector<sock_filter> program = {
       // Only the x86-64 calling convention; x32 numbers are refused.

@@ -264,6 +264,14 @@ TEST(Judge, CoresSpunInTheCorrectnessCallsAreRejected) { // class 5, in the phas
   EXPECT_EQ(statusOf(r[1]), "ok") << json::serialize(r[1]);
 }
 
+TEST(Judge, CoresSpunWhileTheLibraryLoadsAreRejected) { // class 12, before any call
+  const auto r = scale({CUDAPERF_HOSTILE_CONSTRUCTOR_SPIN, CUDAPERF_SCALE_REFERENCE});
+  EXPECT_EQ(statusOf(r[0]), "rejected") << json::serialize(r[0]);
+  EXPECT_NE(errorOf(r[0]).find("loading the library used"), std::string::npos) << errorOf(r[0]);
+  EXPECT_FALSE(r[0].contains("correctness")) << json::serialize(r[0]); // stopped before its first call
+  EXPECT_EQ(statusOf(r[1]), "ok") << json::serialize(r[1]);            // an honest load is within the budget
+}
+
 TEST(Judge, CoresSpunInTheUntimedCallsAtTheTimedSizeAreRejected) { // class 5, the calls no sample comes from
   const auto r = scale({CUDAPERF_HOSTILE_WARMUP_SPIN});
   EXPECT_EQ(statusOf(r[0]), "rejected") << json::serialize(r[0]);

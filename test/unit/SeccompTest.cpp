@@ -9,6 +9,7 @@
 #include <cerrno>
 #include <netinet/in.h>
 #include <pthread.h>
+#include <sched.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -17,9 +18,27 @@
 namespace {
 
 // Exit codes of the child: which probe let it down.
-enum Verdict : int { kAllRefused = 0, kNoFilter = 10, kSocketAllowed = 11, kForkAllowed = 12, kThreadFailed = 13 };
+enum Verdict : int {
+  kAllRefused = 0,
+  kNoFilter = 10,
+  kSocketAllowed = 11,
+  kForkAllowed = 12,
+  kThreadFailed = 13,
+  kAffinityAllowed = 14,
+};
 
-// A network socket and a new process: both must fail with EPERM.
+// Every CPU there is: the widest mask a candidate could ask for.
+cpu_set_t everyCpu() {
+  cpu_set_t all;
+  CPU_ZERO(&all);
+  for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu)
+    CPU_SET(cpu, &all);
+  return all;
+}
+
+// A network socket, a new process and a move to other CPUs (out of the ones
+// the daemon set apart for this worker's judge, onto another judge's or the
+// compiles'): all must fail with EPERM.
 int probe() {
   errno = 0;
   const long fd = syscall(SYS_socket, AF_INET, SOCK_STREAM, 0);
@@ -34,6 +53,10 @@ int probe() {
       waitpid(static_cast<pid_t>(child), nullptr, 0);
     return kForkAllowed;
   }
+  const cpu_set_t all = everyCpu();
+  errno = 0;
+  if (sched_setaffinity(0, sizeof all, &all) == 0 || errno != EPERM)
+    return kAffinityAllowed;
   return kAllRefused;
 }
 
@@ -106,13 +129,15 @@ TEST(WorkerFilter, LetsTheCandidateStartThreadsThatAreBoundToo) {
 }
 
 TEST(WorkerFilter, LeavesTheProcessWithoutItUntouched) {
-  // The probe itself must see the difference: without the filter a socket opens.
+  // The probe itself must see the difference: without the filter a socket
+  // opens and the CPUs can be changed.
   EXPECT_EQ(inChild([] {
               const int fd = socket(AF_INET, SOCK_STREAM, 0);
               if (fd < 0)
                 return 1;
               close(fd);
-              return 0;
+              const cpu_set_t all = everyCpu();
+              return sched_setaffinity(0, sizeof all, &all) == 0 ? 0 : 2;
             }),
             0);
 }

@@ -153,6 +153,17 @@ TEST(TimingRules, CorrectnessCallsMayKeepOneThreadBusy) {
   EXPECT_TRUE(correctnessCpuUse(6 * 40, 40, 4).hostComputation);
 }
 
+TEST(TimingRules, LoadingMayKeepOneThreadBusy) {
+  // A 2 ms load (the H200's median): 1.5 x 2 + 100 = 103 ms.
+  EXPECT_NEAR(loadCpuUse(0, 2).budgetMs, 103.0, 1e-12);
+  EXPECT_FALSE(loadCpuUse(2, 2).hostComputation);
+  EXPECT_FALSE(loadCpuUse(400, 400).hostComputation); // one thread relocating a large library
+  EXPECT_FALSE(loadCpuUse(700, 400).hostComputation); // 700 of 1.5 x 400 + 100 = 700: at the budget
+  EXPECT_TRUE(loadCpuUse(700.5, 400).hostComputation);
+  EXPECT_TRUE(loadCpuUse(4 * 1000, 1000).hostComputation); // four threads spinning for a second
+  EXPECT_NEAR(loadCpuUse(0, -5).budgetMs, 100.0, 1e-12);   // a clock that went back costs no budget
+}
+
 TEST(TimingRules, MedianAndCoefficientOfVariation) {
   EXPECT_DOUBLE_EQ(median({3, 1, 2}), 2);
   EXPECT_DOUBLE_EQ(median({4, 1, 2, 3}), 2.5);
