@@ -41,17 +41,19 @@ cpu_set_t toSet(const std::vector<int> &cpus) {
   return set;
 }
 
-bool pin(pid_t thread, const std::vector<int> &cpus, std::string &error) {
+// 0, or the errno of the failed call (EINVAL for an empty list).
+int pin(pid_t thread, const std::vector<int> &cpus, std::string &error) {
   if (cpus.empty()) {
     error = "no CPUs given";
-    return false;
+    return EINVAL;
   }
   const cpu_set_t set = toSet(cpus);
   if (sched_setaffinity(thread, sizeof set, &set) != 0) {
-    error = "sched_setaffinity(" + formatCpuList(cpus) + "): " + std::strerror(errno);
-    return false;
+    const int failure = errno;
+    error = "sched_setaffinity(" + formatCpuList(cpus) + "): " + std::strerror(failure);
+    return failure;
   }
-  return true;
+  return 0;
 }
 
 } // namespace
@@ -193,7 +195,7 @@ std::vector<int> currentThreadCpus() {
   return cpus;
 }
 
-bool pinThisThread(const std::vector<int> &cpus, std::string &error) { return pin(0, cpus, error); }
+bool pinThisThread(const std::vector<int> &cpus, std::string &error) { return pin(0, cpus, error) == 0; }
 
 bool pinProcess(const std::vector<int> &cpus, std::string &error) {
   std::error_code noList;
@@ -205,7 +207,7 @@ bool pinProcess(const std::vector<int> &cpus, std::string &error) {
     if (std::from_chars(name.data(), name.data() + name.size(), thread).ec != std::errc())
       continue;
     std::string problem;
-    if (!pin(thread, cpus, problem) && errno != ESRCH) {
+    if (const int failure = pin(thread, cpus, problem); failure != 0 && failure != ESRCH) {
       error = problem;
       all = false;
     }
