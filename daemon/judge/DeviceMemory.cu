@@ -359,6 +359,11 @@ public:
     check(status, "probe kernel");
     return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   }
+  std::uint64_t freeBytes() override {
+    std::size_t available = 0, total = 0;
+    check(cudaMemGetInfo(&available, &total), "free memory");
+    return available;
+  }
   std::string deviceName() const override { return name_; }
   std::string deviceUuid() const override { return uuid_; }
 

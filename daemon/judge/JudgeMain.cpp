@@ -35,6 +35,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -45,6 +46,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <thread>
 #include <utility>
 
 namespace json = boost::json;
@@ -55,6 +57,11 @@ namespace {
 
 // Workers started ahead of their evaluation.
 constexpr std::size_t kSpareWorkers = 3;
+// Fresh workers tried before an evaluation gets the machine's verdict (no_gpu).
+constexpr int kWorkerAttempts = 3;
+// What a worker's context needs at least, and how long the judge waits for it.
+constexpr std::uint64_t kWorkerStartBytes = 1ull << 30;
+constexpr double kMemoryWaitSeconds = 20;
 
 struct Options {
   std::filesystem::path worker;
@@ -376,6 +383,31 @@ private:
     return worker;
   }
 
+  // A killed worker's device memory comes back after its process is reaped
+  // (the driver may finish closing its files on a thread of its own): on the
+  // H200 a worker started right after one that held all 140 GB failed with
+  // out of memory. Waits until the free memory is at least kWorkerStartBytes
+  // and has stopped rising, or kMemoryWaitSeconds passed.
+  void awaitGpuMemoryBack() {
+    if (!gpu_)
+      return;
+    const double deadline = steadySeconds() + kMemoryWaitSeconds;
+    std::uint64_t last = 0;
+    int steady = 0;
+    try {
+      while (steadySeconds() < deadline) {
+        const std::uint64_t free = gpu_->freeBytes();
+        steady = free >= kWorkerStartBytes && free <= last ? steady + 1 : 0;
+        if (steady >= 3)
+          return;
+        last = free;
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+      }
+    } catch (const JudgeFailure &) {
+      // The judge's own context failed: the next worker's start will say so.
+    }
+  }
+
   void topUpSpares() {
     while (spares_.size() < kSpareWorkers) {
       std::string ignored;
@@ -391,8 +423,8 @@ private:
                                 std::optional<BaselineTiming> *timingOut = nullptr) {
     json::object answer;
     // A worker that fails before the library is loaded is the machine's
-    // fault: one more fresh worker, then the machine's verdict.
-    for (int attempt = 0; attempt < 2; ++attempt) {
+    // fault: more fresh workers, then the machine's verdict.
+    for (int attempt = 0; attempt < kWorkerAttempts; ++attempt) {
       std::string error;
       std::unique_ptr<WorkerSession> worker = takeWorker(error);
       if (!worker)
@@ -404,9 +436,10 @@ private:
                   {"sandbox", worker->account()}};
         // It (and the other spares) may have started while an earlier
         // candidate held the GPU's memory: the next attempt is a worker
-        // started after every earlier one is gone.
+        // started after every earlier one is gone and its memory is back.
         retiring_.clear();
         spares_.clear();
+        awaitGpuMemoryBack();
         continue;
       }
       // The worker's GPU must be the judge's (the probe sees only its own GPU).

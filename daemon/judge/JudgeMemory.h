@@ -84,6 +84,8 @@ public:
   // Launches a trivial kernel and waits for it: milliseconds until the GPU
   // got to the judge (longer when another context's work was running).
   virtual double probeMs() = 0;
+  // The device's free memory now (cudaMemGetInfo): what a new worker's context can have.
+  virtual std::uint64_t freeBytes() = 0;
   virtual std::string deviceName() const = 0;
   virtual std::string deviceUuid() const = 0; // as the worker reports it in Ready
 };
