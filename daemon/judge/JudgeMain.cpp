@@ -57,6 +57,21 @@ namespace {
 
 // Workers started ahead of their evaluation.
 constexpr std::size_t kSpareWorkers = 3;
+// What an answer of a worker whose verdict gave way keeps of it: why it was
+// doubted and what it measured.
+json::object verdictDigest(const json::object &answer) {
+  const json::value *status = answer.if_contains("status");
+  json::object digest{{"status", status ? *status : json::value("none")}};
+  if (const json::value *timing = answer.if_contains("timing"); timing && timing->is_object())
+    for (const char *key : {"median_ms", "gap_shift_ms", "worker_times", "post_call_wait_median_ms"})
+      if (const json::value *value = timing->as_object().if_contains(key))
+        digest[key] = *value;
+  for (const char *key : {"error", "rejected_by"})
+    if (const json::value *value = answer.if_contains(key))
+      digest[key] = *value;
+  return digest;
+}
+
 // Fresh workers tried before an evaluation gets the machine's verdict (no_gpu).
 constexpr int kWorkerAttempts = 3;
 // What a worker's context needs at least, and how long the judge waits for it.
@@ -194,15 +209,8 @@ public:
         json::object again =
             runInFreshWorker(evaluation, *state.buffers, oracle, oracleOnHost, Role::Candidate, baselineTiming);
         secondWorker = true;
-        const json::value *status = again.if_contains("status");
         if (secondReplacesFirst(answer, again)) {
-          json::object retimed{{"status", answer.at("status")}};
-          if (const json::value *first = answer.if_contains("timing"); first && first->is_object())
-            for (const char *key : {"median_ms", "gap_shift_ms"})
-              if (const json::value *value = first->as_object().if_contains(key))
-                retimed[key] = *value;
-          if (const json::value *error = answer.if_contains("error"))
-            retimed["error"] = *error;
+          json::object retimed = verdictDigest(answer);
           answer = std::move(again);
           // With the answer's timing when it has one (gpu-test, the docs read it there).
           if (json::value *timing = answer.if_contains("timing"); timing && timing->is_object())
@@ -210,10 +218,7 @@ public:
           else
             answer["first_worker_rejected"] = std::move(retimed);
         } else {
-          json::object second{{"status", status ? *status : json::value("none")}};
-          if (const json::value *error = again.if_contains("error"))
-            second["error"] = *error;
-          answer["second_worker_verdict"] = std::move(second); // the first answer stands
+          answer["second_worker_verdict"] = verdictDigest(again); // the first answer stands
         }
       }
       answer["replay"] = json::object{{"seed", evaluation.seed}};

@@ -21,7 +21,8 @@ bool deservesSecondWorker(const boost::json::object &answer);
 // verdict (harness_error, no_gpu); a rejection only by an ok or a
 // wrong_answer (outputs the judge checked, not noise); an ok by any
 // verdict but a noisy rule's rejection (the very noise the second worker is
-// asked about).
+// asked about), and by a second ok as doubtful as itself only when that one
+// is not slower (each median charged for what made it doubtful).
 bool secondReplacesFirst(const boost::json::object &first, const boost::json::object &second);
 
 } // namespace cudaperf::judge

@@ -69,3 +69,30 @@ TEST(SecondWorker, ARejectionStandsUnlessTheSecondIsOkOrWrongAndAnOkStandsAgains
     EXPECT_EQ(secondReplacesFirst(*c.first, answer(c.second)), c.replaces)
         << json::serialize(*c.first) << " then " << c.second;
 }
+
+// Two oks: a doubtful second (one that would itself deserve a second worker)
+// replaces a doubtful first only when it is not slower; a clean second always.
+TEST(SecondWorker, OfTwoDoubtfulOksTheFasterStands) {
+  const json::object first = answer(
+      R"({"status":"ok","timing":{"worker_times":"believed","median_ms":0.2644,"post_call_wait_median_ms":0.05,"unfinished_limit_ms":0.037}})");
+  struct Case {
+    const char *second;
+    bool replaces;
+  } cases[] = {
+      // the H200's saxpy: the second worker's times rejected, its median 0.3465
+      {R"({"status":"ok","timing":{"worker_times":"rejected","median_ms":0.3465}})", false},
+      {R"({"status":"ok","timing":{"worker_times":"rejected","median_ms":0.2391}})", true},
+      {R"({"status":"ok","timing":{"worker_times":"rejected","median_ms":0.2644}})", true}, // a tie: the second
+      {R"({"status":"ok","timing":{"worker_times":"believed","median_ms":0.30,"post_call_wait_median_ms":0.2,"unfinished_limit_ms":0.04}})",
+       false},
+      // believed and nothing charged: the measurement the second worker was for, slower or not
+      {R"({"status":"ok","timing":{"worker_times":"believed","median_ms":0.31,"post_call_wait_median_ms":0.01,"unfinished_limit_ms":0.04}})",
+       true},
+      {R"({"status":"ok","timing":{"worker_times":"rejected"}})", false}, // no median: never the faster
+  };
+  for (const Case &c : cases)
+    EXPECT_EQ(secondReplacesFirst(first, answer(c.second)), c.replaces) << c.second;
+  // A first without a median loses to any doubtful second that has one.
+  EXPECT_TRUE(secondReplacesFirst(answer(R"({"status":"ok","timing":{"worker_times":"rejected"}})"),
+                                  answer(R"({"status":"ok","timing":{"worker_times":"rejected","median_ms":0.5}})")));
+}
