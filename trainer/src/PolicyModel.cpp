@@ -8,6 +8,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <stdexcept>
 
 namespace cudaperf::trainer {
@@ -412,9 +413,24 @@ torch::Tensor PolicyModel::linearPlus(const torch::Tensor &x, const torch::Tenso
   return flat.view(residual.sizes());
 }
 
-torch::Tensor PolicyModel::layerForward(const Layer &layer, const torch::Tensor &hidden, const torch::Tensor &positions,
-                                        const torch::Tensor &mask, KvCache *cache, std::int64_t layerIndex,
-                                        const torch::Tensor *slots, std::int64_t keyLength) const {
+PolicyModel::LayerInputs PolicyModel::layerInputs(const torch::Tensor &positions, const torch::Tensor &mask) const {
+  const auto B = positions.size(0), T = positions.size(1), S = mask.size(-1);
+  const auto G = config_.heads / config_.kvHeads, D = config_.headDim;
+  LayerInputs inputs;
+  auto table = rotaryTable_.index_select(0, positions.reshape({-1})).view({B, T, 2, 1, D});
+  inputs.cos = table.select(2, 0);
+  inputs.sin = table.select(2, 1);
+  // Row g * T + t of a kv head's grouped queries is query t of its head g.
+  auto grouped = T == 1 ? mask.view({B, 1, 1, S}) : mask.expand({B, 1, G, T, S}).reshape({B, 1, G * T, S});
+  // What SDPA does with a bool mask (where(!mask, -inf, 0) in the query's dtype), once.
+  inputs.mask = torch::zeros(grouped.sizes(), torch::TensorOptions().dtype(dtype_).device(grouped.device()))
+                    .masked_fill_(grouped.logical_not(), -std::numeric_limits<double>::infinity());
+  return inputs;
+}
+
+torch::Tensor PolicyModel::layerForward(const Layer &layer, const torch::Tensor &hidden, const LayerInputs &inputs,
+                                        KvCache *cache, std::int64_t layerIndex, const torch::Tensor *slots,
+                                        std::int64_t keyLength) const {
   const auto B = hidden.size(0), T = hidden.size(1);
   const auto H = config_.heads, K = config_.kvHeads, D = config_.headDim, G = H / K;
   auto qkv =
@@ -424,8 +440,7 @@ torch::Tensor PolicyModel::layerForward(const Layer &layer, const torch::Tensor 
   if (config_.qkNorm)
     qk = torch::cat({rmsNorm(qk.narrow(2, 0, H), layer.qNorm), rmsNorm(qk.narrow(2, H, K), layer.kNorm)}, 2);
   // Rotary embeddings on q and k at once: [B, T, H + K, D] against [B, T, 1, D].
-  auto table = rotaryTable_.index_select(0, positions.reshape({-1})).view({B, T, 2, 1, D});
-  qk = qk * table.select(2, 0) + qk.roll(D / 2, -1) * table.select(2, 1);
+  qk = torch::addcmul(qk * inputs.cos, qk.roll(D / 2, -1), inputs.sin);
   auto q = qk.narrow(2, 0, H).transpose(1, 2); // [B, H, T, D]
   auto k = qk.narrow(2, H, K).transpose(1, 2); // [B, K, T, D]
   auto values = v.transpose(1, 2);
@@ -436,16 +451,14 @@ torch::Tensor PolicyModel::layerForward(const Layer &layer, const torch::Tensor 
     keys = cache->keys[layerIndex].narrow(2, 0, keyLength);
     values = cache->values[layerIndex].narrow(2, 0, keyLength);
   }
-  const auto S = keys.size(2);
   // Grouped-query attention without copying the keys: the G query heads of a
   // kv head are one [G*T, D] block of queries against that head's [S, D] keys.
   auto grouped = q.reshape({B, K, G * T, D});
-  auto groupedMask = mask.expand({B, 1, G, T, S}).reshape({B, 1, G * T, S});
 #if TORCH_VERSION_MAJOR >= 2
-  auto attended = at::scaled_dot_product_attention(grouped, keys, values, groupedMask);
+  auto attended = at::scaled_dot_product_attention(grouped, keys, values, inputs.mask);
 #else
   auto scores = torch::matmul(grouped * (1.0 / std::sqrt(static_cast<double>(D))), keys.transpose(-1, -2));
-  scores = scores.masked_fill(groupedMask.logical_not(), -std::numeric_limits<float>::infinity());
+  scores = scores + inputs.mask;
   auto attended = torch::matmul(torch::softmax(scores, -1, torch::kFloat32).to(hidden.scalar_type()), values);
 #endif
   // reshape, not view: SDPA's kernels may return a transposed (non-contiguous) result.
@@ -478,11 +491,10 @@ torch::Tensor attentionMask(const torch::Tensor &firstSlot, std::int64_t begin, 
 
 torch::Tensor PolicyModel::forward(const torch::Tensor &ids, const torch::Tensor &firstSlot) const {
   const auto T = ids.size(1);
-  auto positions = positionsFor(firstSlot, 0, T);
-  auto mask = attentionMask(firstSlot, 0, T, T);
+  const LayerInputs inputs = layerInputs(positionsFor(firstSlot, 0, T), attentionMask(firstSlot, 0, T, T));
   auto hidden = embed_.index_select(0, ids.reshape({-1})).view({ids.size(0), T, -1});
   for (std::size_t i = 0; i < layers_.size(); ++i)
-    hidden = layerForward(layers_[i], hidden, positions, mask, nullptr, static_cast<std::int64_t>(i), nullptr, 0);
+    hidden = layerForward(layers_[i], hidden, inputs, nullptr, static_cast<std::int64_t>(i), nullptr, 0);
   return logits(hidden);
 }
 
@@ -490,12 +502,11 @@ torch::Tensor PolicyModel::prefill(const torch::Tensor &ids, const torch::Tensor
   const auto T = ids.size(1);
   if (T > cache.capacity)
     throw std::runtime_error("the prompt (" + std::to_string(T) + " tokens) does not fit the cache");
-  auto positions = positionsFor(firstSlot, 0, T);
-  auto mask = attentionMask(firstSlot, 0, T, T);
+  const LayerInputs inputs = layerInputs(positionsFor(firstSlot, 0, T), attentionMask(firstSlot, 0, T, T));
   auto slots = torch::arange(T, torch::TensorOptions().dtype(torch::kInt64).device(ids.device()));
   auto hidden = embed_.index_select(0, ids.reshape({-1})).view({ids.size(0), T, -1});
   for (std::size_t i = 0; i < layers_.size(); ++i)
-    hidden = layerForward(layers_[i], hidden, positions, mask, &cache, static_cast<std::int64_t>(i), &slots, T);
+    hidden = layerForward(layers_[i], hidden, inputs, &cache, static_cast<std::int64_t>(i), &slots, T);
   return logits(hidden.select(1, T - 1));
 }
 
@@ -507,11 +518,11 @@ torch::Tensor PolicyModel::decode(const torch::Tensor &ids, const torch::Tensor 
   auto options = torch::TensorOptions().dtype(torch::kInt64).device(ids.device());
   auto key = torch::arange(S, options).view({1, S});
   auto mask = ((key >= firstSlot.view({B, 1})) & (key <= slot.view({1, 1}))) | (key == slot.view({1, 1}));
-  mask = mask.view({B, 1, 1, 1, S});
+  const LayerInputs inputs = layerInputs(positions, mask.view({B, 1, 1, 1, S}));
   auto hidden = embed_.index_select(0, ids.reshape({-1})).view({B, 1, -1});
   const torch::Tensor slots = slot.view({1});
   for (std::size_t i = 0; i < layers_.size(); ++i)
-    hidden = layerForward(layers_[i], hidden, positions, mask, &cache, static_cast<std::int64_t>(i), &slots, S);
+    hidden = layerForward(layers_[i], hidden, inputs, &cache, static_cast<std::int64_t>(i), &slots, S);
   return logits(hidden.select(1, 0));
 }
 

@@ -24,12 +24,6 @@ struct KvCache {
   std::int64_t batch() const { return keys.empty() ? 0 : keys[0].size(0); }
 };
 
-// Which keys a query may see: padding never, later slots never.
-struct AttentionWindow {
-  // [batch] int64: slots before it are the row's left padding.
-  torch::Tensor firstSlot;
-};
-
 class PolicyModel {
 public:
   // Throws std::runtime_error naming the file and, where it applies, the tensor.
@@ -86,11 +80,20 @@ private:
   torch::Tensor rmsNorm(const torch::Tensor &x, const torch::Tensor &weight) const;
   torch::Tensor linearPlus(const torch::Tensor &x, const torch::Tensor &weight, const torch::Tensor &bias,
                            const Lora &lora, const torch::Tensor &residual) const;
-  // hidden [B, T, H]; positions [B, T]; keys/values [B, kvH, S, D] already holding this step's;
-  // mask [B, 1, T, S] bool (true: may attend).
-  torch::Tensor layerForward(const Layer &layer, const torch::Tensor &hidden, const torch::Tensor &positions,
-                             const torch::Tensor &mask, KvCache *cache, std::int64_t layerIndex,
-                             const torch::Tensor *slots, std::int64_t keyLength) const;
+  // What every layer of one forward shares, made once per forward (a decode
+  // step is launch-bound: each kernel saved here is saved once per layer).
+  struct LayerInputs {
+    torch::Tensor cos, sin; // [B, T, 1, D]: the rotary rows of the tokens' positions
+    // The mask over the grouped queries [B, kvH, G*T, S]: [B, 1, G*T, S], or
+    // [B, 1, 1, S] when T is 1 (it broadcasts); additive (0 / -inf in the
+    // model's dtype: SDPA would convert a bool one in every call).
+    torch::Tensor mask;
+  };
+  // positions [B, T]; mask [B, 1, 1, T, S] bool (true: may attend).
+  LayerInputs layerInputs(const torch::Tensor &positions, const torch::Tensor &mask) const;
+  // hidden [B, T, H]; keys/values [B, kvH, S, D] already holding this step's.
+  torch::Tensor layerForward(const Layer &layer, const torch::Tensor &hidden, const LayerInputs &inputs, KvCache *cache,
+                             std::int64_t layerIndex, const torch::Tensor *slots, std::int64_t keyLength) const;
   torch::Tensor logits(const torch::Tensor &hidden) const;
 
   ModelConfig config_;
