@@ -422,9 +422,13 @@ PolicyModel::LayerInputs PolicyModel::layerInputs(const torch::Tensor &positions
   inputs.sin = table.select(2, 1);
   // Row g * T + t of a kv head's grouped queries is query t of its head g.
   auto grouped = T == 1 ? mask.view({B, 1, 1, S}) : mask.expand({B, 1, G, T, S}).reshape({B, 1, G * T, S});
-  // What SDPA does with a bool mask (where(!mask, -inf, 0) in the query's dtype), once.
-  inputs.mask = torch::zeros(grouped.sizes(), torch::TensorOptions().dtype(dtype_).device(grouped.device()))
-                    .masked_fill_(grouped.logical_not(), -std::numeric_limits<double>::infinity());
+  // What SDPA does with a bool mask (where(!mask, -inf, 0) in the query's
+  // dtype), once; its rows 16-element aligned, as the memory-efficient kernel
+  // wants them (SDPA pads an unaligned mask in every call).
+  std::vector<std::int64_t> padded = grouped.sizes().vec();
+  padded.back() = (S + 15) / 16 * 16;
+  inputs.mask = torch::zeros(padded, torch::TensorOptions().dtype(dtype_).device(grouped.device())).narrow(-1, 0, S);
+  inputs.mask.masked_fill_(grouped.logical_not(), -std::numeric_limits<double>::infinity());
   return inputs;
 }
 
