@@ -555,6 +555,8 @@ Request requestFromJson(const json::object &object) {
   e.trials = static_cast<int>(std::clamp<std::int64_t>(integer("trials", 2), 1, 100));
   e.warmup = static_cast<int>(std::clamp<std::int64_t>(integer("warmup", 10), 0, 100));
   e.runs = static_cast<int>(std::clamp<std::int64_t>(integer("runs", 30), 1, 1000));
+  e.minRuns = static_cast<int>(std::clamp<std::int64_t>(integer("min_runs", e.runs), 1, e.runs));
+  e.medianHalfWidth = std::clamp(real("median_half_width", 0.005), 0.0, 100.0);
   e.cpuBaselineMs = real("cpu_baseline_ms", -1);
   e.minGpuShare = real("min_gpu_share", 0.05);
   e.wallSeconds = std::clamp(real("wall_seconds", 120), 1.0, 3600.0);

@@ -1,6 +1,7 @@
 #include "LibraryRun.h"
 
 #include "ProcessTree.h"
+#include "TimedCallCount.h"
 
 #include "cudaperf/daemon/TaskData.h"
 
@@ -485,6 +486,9 @@ json::object LibraryRun::run() {
   const SizeBinding &sizes = task.benchmarkSize;
   const bool verifyTimed = role_ == Role::Candidate && oracle_;
   const int calls = 1 + request_.warmup + request_.runs;
+  // The baseline takes every call: its gaps are the reference of every candidate's.
+  const TimedCallPolicy callPolicy{role_ == Role::Candidate ? request_.minRuns : request_.runs, request_.runs,
+                                   request_.medianHalfWidth};
   std::vector<double> samples, judgeSamples, eventSamples, wallSamples, unfinishedSamples, postWaits;
   // Unfinished work is what the post-call probes wait for beyond what the
   // trusted baseline's calls of this shape leave (empty calls leave less).
@@ -591,7 +595,15 @@ json::object LibraryRun::run() {
     countedCpuMs += call.cpuMs;
     busyBefore += gpu_ && gpuBusyBeforeCall(call.preProbeMs, calibration_);
     busyAfterReply += gpu_ && call.byDoorbell && gpuBusyBeforeCall(call.afterReplyProbeMs, calibration_);
+    // Only a run with nothing against it stops early: the rule that counts
+    // calls (a GPU busy with the candidate's leftovers, kBusyCallsToReject)
+    // and the charge for unfinished work see every call of a run that gave
+    // them anything.
+    const bool nothingCounted = busyBefore == 0 && busyAfterReply == 0 && unfinishedMax == 0;
+    if (nothingCounted && timingSettled(samples, callPolicy))
+      break;
   }
+  const int timedCalls = static_cast<int>(samples.size());
   // The counted calls' CPU, each without its forgiven reply window (the
   // worker is stopped between calls: nothing runs outside them).
   const double cpuMs = countedCpuMs;
@@ -643,8 +655,9 @@ json::object LibraryRun::run() {
   timing["post_call_wait_median_ms"] = median(postWaits);
   timing["calls_ended_by_doorbell"] = endedByDoorbell; // of every call at this size, the untimed ones included
   timing["verified_calls"] = verified;
+  timing["timed_calls"] = timedCalls; // minRuns..runs: fewer when the median settled early
   timing["max_tolerance_ratio"] = std::isfinite(maxRatio) ? maxRatio : -1.0;
-  const CpuUse use = judgeCpuUse(cpuMs, callsMs, request_.runs, !deviceMemory, calibration_.cpuPerCallMs);
+  const CpuUse use = judgeCpuUse(cpuMs, callsMs, timedCalls, !deviceMemory, calibration_.cpuPerCallMs);
   timing["cpu"] = json::object{{"ms", cpuMs},
                                {"budget_ms", use.budgetMs},
                                {"calls_ms", callsMs},
@@ -688,13 +701,13 @@ json::object LibraryRun::run() {
     result["status"] = "rejected";
     result["error"] = "the GPU was busy with work the candidate left running between calls (before " +
                       std::to_string(busyBefore) + " and after the replies of " + std::to_string(busyAfterReply) +
-                      " of " + std::to_string(request_.runs) + " timed calls)";
+                      " of " + std::to_string(timedCalls) + " timed calls)";
   } else if (use.hostComputation) {
     result["status"] = "rejected";
     result["rejected_by"] = "cpu_budget";
     result["rejected_ratio"] = cpuMs / use.budgetMs;
     result["error"] = "the worker's processes used " + std::to_string(cpuMs) + " ms of CPU time over " +
-                      std::to_string(request_.runs) + " timed calls of " + std::to_string(callsMs) + " ms (budget " +
+                      std::to_string(timedCalls) + " timed calls of " + std::to_string(callsMs) + " ms (budget " +
                       std::to_string(use.budgetMs) +
                       " ms): the work must be done by the candidate's own kernels, not on the host";
   } else if (deviceMemory && tracedBusyMs >= 0 && gpuShare < request_.minGpuShare) {

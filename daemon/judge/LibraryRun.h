@@ -27,6 +27,10 @@ struct EvaluationRequest {
   std::string library; // the candidate (or the baseline) the worker loads
   std::uint64_t seed = 1;
   int trials = 2, warmup = 10, runs = 30;
+  // A candidate's timed calls stop after minRuns once its median is pinned
+  // down (TimedCallCount.h); runs is the most. minRuns >= runs: always runs.
+  int minRuns = 30;
+  double medianHalfWidth = 0.005;
   bool skipTiming = false;
   double cpuBaselineMs = -1;
   double minGpuShare = 0.05;

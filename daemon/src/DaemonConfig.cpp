@@ -162,7 +162,13 @@ void apply(DaemonConfig &config, const std::string &key, const json::value &valu
     config.runs = static_cast<int>(positive());
   else if (key == "warmup")
     config.warmup = static_cast<int>(number());
-  else if (key == "log_level") {
+  else if (key == "min_runs")
+    config.minRuns = static_cast<int>(positive());
+  else if (key == "median_half_width") {
+    config.medianHalfWidth = number();
+    if (!(config.medianHalfWidth >= 0 && config.medianHalfWidth < 1))
+      fail(where, "expected a fraction of the median in [0, 1) (0: every call of runs)");
+  } else if (key == "log_level") {
     config.logLevel = text();
     if (config.logLevel != "trace" && config.logLevel != "debug" && config.logLevel != "info" &&
         config.logLevel != "warn" && config.logLevel != "error")

@@ -83,7 +83,8 @@ void GpuQueue::serve() {
         const JudgeJob &first = batch.front().job;
         if (it->job.task == first.task && it->job.effectiveTrials() == first.effectiveTrials() &&
             it->job.baseline == first.baseline && it->job.reference == first.reference && it->job.runs == first.runs &&
-            it->job.warmup == first.warmup) {
+            it->job.warmup == first.warmup && it->job.minRuns == first.minRuns &&
+            it->job.medianHalfWidth == first.medianHalfWidth) {
           batch.push_back(std::move(*it));
           it = pending_.erase(it);
         } else {
@@ -386,9 +387,9 @@ std::string Evaluator::requestKey(const EvaluationRequest &request, const std::s
   const RewardConfig &r = config_.reward;
   std::ostringstream configuration;
   configuration << config_.arch << ' ' << config_.seed << ' ' << config_.runs << ' ' << config_.warmup << ' '
-                << r.alphaComp << ' ' << r.alphaWrong << ' ' << r.alphaSpeed << ' ' << r.alphaCv << ' ' << r.speedupMin
-                << ' ' << r.speedupMax << ' ' << r.lambdaStr << ' '
-                << (r.baseline == SpeedupBaseline::Cpu ? "cpu" : "gpu") << ' ' << gpuAvailable() << ' '
+                << config_.minRuns << ' ' << config_.medianHalfWidth << ' ' << r.alphaComp << ' ' << r.alphaWrong << ' '
+                << r.alphaSpeed << ' ' << r.alphaCv << ' ' << r.speedupMin << ' ' << r.speedupMax << ' ' << r.lambdaStr
+                << ' ' << (r.baseline == SpeedupBaseline::Cpu ? "cpu" : "gpu") << ' ' << gpuAvailable() << ' '
                 << rankerHashNow();
   return contentKey({"evaluate-v2", request.task, taskJson, request.source, configuration.str(), buildId_,
                      config_.insecureNoIsolation ? "insecure" : "isolated"});
@@ -491,6 +492,8 @@ json::object Evaluator::compute(const EvaluationRequest &request, const Prepared
   job.reference = task.reference;
   job.runs = config_.runs;
   job.warmup = config_.warmup;
+  job.minRuns = config_.minRuns;
+  job.medianHalfWidth = config_.medianHalfWidth;
   const std::uint64_t seed = config_.seed ? config_.seed : freshSeed();
   std::promise<std::shared_ptr<const ReferenceData>> referencePromise;
   auto referenceFuture = referencePromise.get_future();

@@ -73,6 +73,8 @@ std::string judgeRequest(const JudgeJob &job, const JudgeOptions &options, const
                     {"trials", job.effectiveTrials()},
                     {"warmup", job.warmup},
                     {"runs", job.runs},
+                    {"min_runs", job.minRuns},
+                    {"median_half_width", job.medianHalfWidth},
                     {"skip_timing", job.skipTiming},
                     {"min_gpu_share", job.minGpuShare},
                     {"wall_seconds", options.wallSeconds},

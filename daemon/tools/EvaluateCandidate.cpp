@@ -39,7 +39,8 @@ int usage(const std::string &problem) {
   std::cerr << "cudaperf-evaluate: " << problem
             << "\nusage: cudaperf-evaluate --task DIR --reference LIB --candidate LIB [--candidate LIB]...\n"
                "         [--baseline LIB] [--reference-cache DIR] [--judge PATH] [--worker PATH] [--hide PATH]...\n"
-               "         [--wall S] [--seed N|fresh] [--trials N] [--warmup N] [--runs N] [--repeat N]\n"
+               "         [--wall S] [--seed N|fresh] [--trials N] [--warmup N] [--runs N] [--min-runs N]\n"
+               "         [--median-half-width F] [--repeat N]\n"
                "         [--skip-timing] [--device cuda|none] [--insecure-no-isolation]\n"
                "       cudaperf-evaluate --task DIR --reference LIB --reference-cache DIR --prepare\n";
   return 2;
@@ -92,6 +93,10 @@ int main(int argc, char **argv) {
         job.warmup = std::stoi(next());
       else if (arg == "--runs")
         job.runs = std::stoi(next());
+      else if (arg == "--min-runs")
+        job.minRuns = std::stoi(next());
+      else if (arg == "--median-half-width")
+        job.medianHalfWidth = std::stod(next());
       else if (arg == "--repeat")
         repeat = std::max(1, std::stoi(next()));
       else if (arg == "--skip-timing")

@@ -82,7 +82,7 @@ std::uint64_t randomSeed() {
 // Each candidate evaluated by one judge, in a worker of its own.
 Judged judge(const std::string &taskJson, const std::string &name, const std::string &reference,
              const std::vector<std::string> &candidates, bool freshSeeds = false, int runs = 10,
-             const std::string &baseline = "") {
+             const std::string &baseline = "", int minRuns = 0, double medianHalfWidth = 0.005) {
   static std::vector<std::unique_ptr<TaskSpec>> tasks; // outlive the job
   tasks.push_back(std::make_unique<TaskSpec>(parseTask(taskJson, name)));
   ReferenceOutputs outputs("");
@@ -92,6 +92,8 @@ Judged judge(const std::string &taskJson, const std::string &name, const std::st
   job.reference = reference;
   job.warmup = 2;
   job.runs = runs;
+  job.minRuns = minRuns > 0 ? minRuns : runs; // a fixed count unless a test asks
+  job.medianHalfWidth = medianHalfWidth;
   if (!baseline.empty())
     job.baseline = baseline;
   for (const auto &library : candidates) {
@@ -166,6 +168,28 @@ TEST(Judge, AnHonestCandidateIsCheckedOnEveryCallAndTimedByTheJudge) {
     threadsMs += thread.at("ms").to_number<double>();
   }
   EXPECT_GE(threadsMs, 0.5 * cpu.at("ms").to_number<double>() - 0.5) << json::serialize(cpu);
+}
+
+// The timed calls' count between min_runs and runs: a median asked for
+// loosely (within 100 times itself: only a run of hiccups on this shared
+// machine keeps it open) stops before the maximum; one asked for exactly
+// (half-width 0) takes every call.
+TEST(Judge, TheTimedCallsStopOnceTheMedianIsPinnedDown) {
+  for (const double halfWidth : {100.0, 0.0}) {
+    const auto r =
+        judge(kScaleTask, "scale", CUDAPERF_SCALE_REFERENCE, {CUDAPERF_SCALE_REFERENCE}, false, 30, "", 10, halfWidth);
+    ASSERT_EQ(statusOf(r[0]), "ok") << json::serialize(r[0]);
+    const auto &timing = r[0].at("timing").as_object();
+    const std::int64_t calls = timing.at("timed_calls").as_int64();
+    if (halfWidth > 0) {
+      EXPECT_GE(calls, 10);
+      EXPECT_LT(calls, 30) << json::serialize(timing);
+    } else {
+      EXPECT_EQ(calls, 30);
+    }
+    EXPECT_EQ(timing.at("samples").as_array().size(), static_cast<std::size_t>(calls));
+    EXPECT_EQ(timing.at("verified_calls").as_int64(), 1 + 2 + calls); // every call it made still checked
+  }
 }
 
 TEST(Judge, TheBaselineIsTimedInTwoWorkersAndTheTighterGapIsTheReference) {

@@ -39,6 +39,8 @@ struct DaemonConfig {
   std::size_t judgeMaxEvaluations = 512; // then the GPU's long-lived judge is replaced by a fresh one
   std::uint64_t seed = 0;                // 0: a fresh secret seed per evaluation; else fixed (development, replay)
   int runs = 30, warmup = 10;
+  int minRuns = 10;               // timed calls stop here at the earliest, once the median is pinned down
+  double medianHalfWidth = 0.005; // ... its 95 % interval within this fraction of it
   std::string logLevel = "info";
   bool precompiledHeaders = true;        // parse the CUDA headers once for all analyses
   bool prepareTasksAtStart = true;       // with a GPU: compile every task's reference and baseline at start

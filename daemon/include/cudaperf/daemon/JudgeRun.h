@@ -48,6 +48,10 @@ struct JudgeJob {
   std::optional<std::filesystem::path> reference; // the C reference: the oracle when there is no baseline
   int trials = 0;                                 // 0: max(2, the task's distribution count)
   int warmup = 10, runs = 30;
+  // The timed calls stop after minRuns once the median's 95 % interval is
+  // within medianHalfWidth of it (docs/tasks.md); at runs in any case.
+  int minRuns = 10;
+  double medianHalfWidth = 0.005;
   bool skipTiming = false;
   double minGpuShare = 0.05;
 
