@@ -657,7 +657,10 @@ json::object LibraryRun::run() {
   timing["verified_calls"] = verified;
   timing["timed_calls"] = timedCalls; // minRuns..runs: fewer when the median settled early
   timing["max_tolerance_ratio"] = std::isfinite(maxRatio) ? maxRatio : -1.0;
-  const CpuUse use = judgeCpuUse(cpuMs, callsMs, timedCalls, !deviceMemory, calibration_.cpuPerCallMs);
+  // The phase's fixed CPU allowance is for `runs` calls: a run that stopped
+  // early gets its share of it, not all of it over fewer calls.
+  const CpuUse use = judgeCpuUse(cpuMs, callsMs, timedCalls, !deviceMemory, calibration_.cpuPerCallMs,
+                                 static_cast<double>(timedCalls) / std::max(1, request_.runs));
   timing["cpu"] = json::object{{"ms", cpuMs},
                                {"budget_ms", use.budgetMs},
                                {"calls_ms", callsMs},
@@ -684,8 +687,12 @@ json::object LibraryRun::run() {
                                                                           ? json::value(gpuBaseline_->postProbe.limitMs)
                                                                           : json::value(nullptr)},
                                           {"age_seconds", steadySeconds() - gpuBaseline_->timedAt}};
-    timing["gpu_baseline_ms"] = gpuBaseline_->medianMs;
-    timing["speedup_gpu"] = medianMs > 0 ? gpuBaseline_->medianMs / medianMs : 0.0;
+    // Against the baseline's median over as many calls as this candidate's
+    // (its first ones): a run that stopped early is not compared with the
+    // later calls of a longer one (clocks can sag over a run of heavy calls).
+    const double baselineMs = medianOverFirstCalls(gpuBaseline_->samples, timedCalls, gpuBaseline_->medianMs);
+    timing["gpu_baseline_ms"] = baselineMs;
+    timing["speedup_gpu"] = medianMs > 0 ? baselineMs / medianMs : 0.0;
   }
   timing["seconds"] = steadySeconds() - timingStart;
   result["timing"] = timing;

@@ -1,5 +1,7 @@
 #include "TimedCallCount.h"
 
+#include "TimingRules.h"
+
 #include <algorithm>
 #include <cmath>
 
@@ -13,6 +15,12 @@ MedianInterval medianInterval(std::vector<double> samples) {
   const double spread = 0.98 * std::sqrt(n); // 1.96 / 2 standard deviations of Binomial(n, 1/2)
   const auto rank = [&](double r) { return static_cast<std::size_t>(std::clamp(r, 1.0, n)) - 1; };
   return {samples[rank(std::floor(n / 2 - spread))], samples[rank(std::ceil(n / 2 + 1 + spread))]};
+}
+
+double medianOverFirstCalls(const std::vector<double> &samples, int calls, double whole) {
+  if (calls <= 0 || static_cast<std::size_t>(calls) >= samples.size())
+    return whole;
+  return median(std::vector<double>(samples.begin(), samples.begin() + calls));
 }
 
 bool timingSettled(const std::vector<double> &samples, const TimedCallPolicy &policy) {

@@ -25,6 +25,11 @@ struct TimedCallPolicy {
   double medianHalfWidth = 0.005; // stop when (high - low) / 2 <= this fraction of the median; 0: never early
 };
 
+// The median of the first `calls` samples (a baseline's, in call order), to
+// compare a run that stopped early with as many calls of the baseline's;
+// `whole` (the median of all) when there are no more samples than that.
+double medianOverFirstCalls(const std::vector<double> &samples, int calls, double whole);
+
 // Whether the timed calls may stop after these samples (every one a counted call's time).
 bool timingSettled(const std::vector<double> &samples, const TimedCallPolicy &policy);
 

@@ -213,11 +213,13 @@ bool gpuBusyBeforeCall(double probeMs, const RoundTripCalibration &c) {
   return probeMs > c.probeLimitMs + kBusyProbeMs;
 }
 
-CpuUse judgeCpuUse(double cpuMs, double callsMs, int calls, bool hostMemory, double overheadPerCallMs) {
+CpuUse judgeCpuUse(double cpuMs, double callsMs, int calls, bool hostMemory, double overheadPerCallMs,
+                   double allowanceShare) {
   CpuUse use;
   const double overhead = std::clamp(overheadPerCallMs, 0.0, kMaxCpuOverheadPerCallMs) * calls;
-  use.budgetMs = hostMemory ? kCpuShareHost * callsMs + kCpuPerCallHostMs * calls + kCpuAllowanceHostMs + overhead
-                            : kCpuShareDevice * callsMs + kCpuPerCallMs * calls + kCpuAllowanceMs + overhead;
+  const double allowance = (hostMemory ? kCpuAllowanceHostMs : kCpuAllowanceMs) * std::clamp(allowanceShare, 0.0, 1.0);
+  use.budgetMs = hostMemory ? kCpuShareHost * callsMs + kCpuPerCallHostMs * calls + allowance + overhead
+                            : kCpuShareDevice * callsMs + kCpuPerCallMs * calls + allowance + overhead;
   use.hostComputation = cpuMs > use.budgetMs;
   return use;
 }

@@ -145,8 +145,10 @@ struct CpuUse {
 // in device memory mode, on top of the overhead an empty call of this worker
 // was measured to cost (`overheadPerCallMs`, at most 1 ms). In host memory
 // mode the candidate copies with the CPU itself, so one busy thread is
-// allowed and more are not.
-CpuUse judgeCpuUse(double cpuMs, double callsMs, int calls, bool hostMemory, double overheadPerCallMs = 0);
+// allowed and more are not. `allowanceShare`: the part of the phase's fixed
+// allowance these calls get (a run stopped early: its calls over `runs`).
+CpuUse judgeCpuUse(double cpuMs, double callsMs, int calls, bool hostMemory, double overheadPerCallMs = 0,
+                   double allowanceShare = 1.0);
 
 // The correctness calls' CPU time, so far: at most one busy thread (the
 // first call's module load, a host-memory candidate's own copies) and the

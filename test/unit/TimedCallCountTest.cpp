@@ -8,6 +8,7 @@
 #include <random>
 
 using cudaperf::judge::medianInterval;
+using cudaperf::judge::medianOverFirstCalls;
 using cudaperf::judge::TimedCallPolicy;
 using cudaperf::judge::timingSettled;
 
@@ -88,4 +89,20 @@ TEST(TimedCallCount, AFixedCountAndAZeroMedian) {
   EXPECT_TRUE(timingSettled(repeated({{0.2, 30}}), TimedCallPolicy{10, 30, 0.0}));
   // Calls of no time at all never settle before the maximum (no fraction of 0 to compare with).
   EXPECT_FALSE(timingSettled(repeated({{0.0, 12}}), TimedCallPolicy{}));
+}
+
+// A candidate stopped at 10 calls is compared with the baseline's first 10:
+// a baseline whose clocks sagged over its later calls does not flatter it.
+TEST(TimedCallCount, TheBaselinesMedianOverAsManyCallsAsTheCandidates) {
+  // Ten calls at 1.00 ms, then twenty at 1.10 ms: all thirty's median is 1.10.
+  auto baseline = repeated({{1.00, 10}, {1.10, 20}});
+  EXPECT_DOUBLE_EQ(medianOverFirstCalls(baseline, 10, 1.10), 1.00);
+  // The first 15: ten at 1.00 and five at 1.10, median the 8th: 1.00.
+  EXPECT_DOUBLE_EQ(medianOverFirstCalls(baseline, 15, 1.10), 1.00);
+  // 20: the 10th and 11th, (1.00 + 1.10) / 2.
+  EXPECT_DOUBLE_EQ(medianOverFirstCalls(baseline, 20, 1.10), 1.05);
+  // As many calls as it has, or more, or none known: the whole run's median as given.
+  EXPECT_DOUBLE_EQ(medianOverFirstCalls(baseline, 30, 1.10), 1.10);
+  EXPECT_DOUBLE_EQ(medianOverFirstCalls(baseline, 40, 1.10), 1.10);
+  EXPECT_DOUBLE_EQ(medianOverFirstCalls({}, 10, 0.7), 0.7);
 }

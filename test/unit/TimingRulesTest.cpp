@@ -132,6 +132,20 @@ TEST(TimingRules, CpuBudgetCatchesHostComputation) {
   EXPECT_TRUE(judgeCpuUse(120, 30, 30, true).hostComputation);
 }
 
+// A run whose timed calls stopped at 10 of 30 gets a third of the phase's
+// fixed allowance, so that one busy host thread fits no longer calls than before.
+TEST(TimingRules, ARunStoppedEarlyGetsItsShareOfTheFixedAllowance) {
+  // Device memory, 10 calls of 1 ms: 0.5 * 10 + 0.5 * 10 + 2 / 3 = 10.667 ms (all of it: 12 ms).
+  EXPECT_DOUBLE_EQ(judgeCpuUse(0, 10, 10, false, 0, 10.0 / 30).budgetMs, 10 + 2.0 / 3);
+  EXPECT_DOUBLE_EQ(judgeCpuUse(0, 10, 10, false).budgetMs, 12.0);
+  EXPECT_TRUE(judgeCpuUse(11, 10, 10, false, 0, 10.0 / 30).hostComputation);
+  // Host memory, 10 calls of 1 ms: 10 + 5 + 5 / 3.
+  EXPECT_DOUBLE_EQ(judgeCpuUse(0, 10, 10, true, 0, 10.0 / 30).budgetMs, 15 + 5.0 / 3);
+  // A share is a fraction: never more than the whole allowance, never less than none.
+  EXPECT_DOUBLE_EQ(judgeCpuUse(0, 30, 30, false, 0, 2.0).budgetMs, 32.0);
+  EXPECT_DOUBLE_EQ(judgeCpuUse(0, 30, 30, false, 0, -1.0).budgetMs, 30.0);
+}
+
 TEST(TimingRules, TheEmptyCallsMeasuredCpuIsAllowedPerCallAndNoMore) {
   // 30 calls of 2 ms, an empty call measured at 0.4 ms of CPU: 30 + 15 + 2 + 0.4 * 30 = 59 ms.
   EXPECT_DOUBLE_EQ(judgeCpuUse(0, 60, 30, false, 0.4).budgetMs, 59.0);
