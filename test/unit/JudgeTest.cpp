@@ -192,6 +192,17 @@ TEST(Judge, TheTimedCallsStopOnceTheMedianIsPinnedDown) {
   }
 }
 
+// Uneven on purpose (every third call 5 ms slower): the median's interval
+// never closes, so the timing runs to the maximum, every call verified.
+TEST(Judge, UnevenTimesTakeEveryTimedCall) {
+  const auto r =
+      judge(kScaleTask, "scale", CUDAPERF_SCALE_REFERENCE, {CUDAPERF_UNEVEN_SCALE}, false, 30, "", 10, 0.005);
+  ASSERT_EQ(statusOf(r[0]), "ok") << json::serialize(r[0]);
+  const auto &timing = r[0].at("timing").as_object();
+  EXPECT_EQ(timing.at("timed_calls").as_int64(), 30);
+  EXPECT_EQ(timing.at("verified_calls").as_int64(), 1 + 2 + 30);
+}
+
 TEST(Judge, TheBaselineIsTimedInTwoWorkersAndTheTighterGapIsTheReference) {
   // The reference library as the task's trusted baseline (timed, and the
   // timed calls' oracle) and as the candidate.
