@@ -29,9 +29,7 @@ bool timingSettled(const std::vector<double> &samples, const TimedCallPolicy &po
     return true;
   if (n < policy.minRuns)
     return false;
-  std::vector<double> sorted = samples;
-  std::sort(sorted.begin(), sorted.end());
-  const double middle = n % 2 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
+  const double middle = median(samples);
   const MedianInterval interval = medianInterval(samples);
   return policy.medianHalfWidth > 0 && middle > 0 &&
          (interval.high - interval.low) / 2 <= policy.medianHalfWidth * middle;
