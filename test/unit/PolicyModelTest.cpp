@@ -18,6 +18,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <unistd.h>
 
 using namespace cudaperf::trainer;
@@ -187,6 +188,54 @@ TEST(SamplingTest, TopPTopKAndTemperatureOnHandMadeLogits) {
   o = {};
   o.temperature = 0;
   EXPECT_THROW(samplingLogProbs(logits, o), std::invalid_argument);
+}
+
+// The draw against a plain double-precision walk along the ids: the first id
+// whose running mass reaches u * total.
+TEST(SamplingTest, InverseCdfDrawIsTheFirstIdWhoseMassReachesTheTarget) {
+  torch::manual_seed(11);
+  const std::int64_t rows = 48, V = 1000; // 8 blocks of 128, the last one partial
+  SamplingOptions o;
+  o.topP = 0.9; // removed ids inside every block
+  auto logProbs = samplingLogProbs(torch::randn({rows, V}) * 3, o);
+  auto uniforms = torch::rand({rows}) * (1 - 2e-7) + 1e-7;
+  uniforms[0] = 1e-7;     // the very bottom: the first id with mass
+  uniforms[1] = 1 - 1e-7; // the very top: the last id with mass, never a removed one
+  auto drawn = inverseCdfDraw(logProbs, uniforms);
+  ASSERT_EQ(drawn.sizes(), (std::vector<std::int64_t>{rows}));
+  auto p = logProbs.to(torch::kFloat64).exp();
+  for (std::int64_t r = 0; r < rows; ++r) {
+    const double total = p[r].sum().item<double>(), target = uniforms[r].item<double>() * total;
+    double mass = 0;
+    std::int64_t expected = -1, lastWithMass = -1;
+    for (std::int64_t i = 0; i < V; ++i) {
+      const double pi = p[r][i].item<double>();
+      if (pi > 0)
+        lastWithMass = i;
+      mass += pi;
+      if (expected < 0 && pi > 0 && mass >= target)
+        expected = i;
+    }
+    if (expected < 0)
+      expected = lastWithMass;
+    EXPECT_EQ(drawn[r].item<std::int64_t>(), expected) << "row " << r << ", u " << uniforms[r].item<double>();
+    EXPECT_TRUE(std::isfinite(logProbs[r][drawn[r]].item<double>())) << "row " << r;
+  }
+}
+
+TEST(SamplingTest, InverseCdfDrawOnAHandMadeDistribution) {
+  // Mass 0.25 at id 5, 0.25 at id 200, 0.5 at id 299 (the last, in a partial block); nothing elsewhere.
+  auto logProbs = torch::full({4, 300}, -std::numeric_limits<float>::infinity());
+  for (std::int64_t r = 0; r < 4; ++r) {
+    logProbs[r][5] = std::log(0.25);
+    logProbs[r][200] = std::log(0.25);
+    logProbs[r][299] = std::log(0.5);
+  }
+  auto drawn = inverseCdfDraw(logProbs, torch::tensor({0.1f, 0.3f, 0.49f, 0.9f}));
+  EXPECT_EQ(drawn[0].item<std::int64_t>(), 5);
+  EXPECT_EQ(drawn[1].item<std::int64_t>(), 200);
+  EXPECT_EQ(drawn[2].item<std::int64_t>(), 200);
+  EXPECT_EQ(drawn[3].item<std::int64_t>(), 299);
 }
 
 // ------------------------------------------------------------------ sampler

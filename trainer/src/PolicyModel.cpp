@@ -127,6 +127,11 @@ void PolicyModel::buildRotary() {
   const auto half = config_.headDim / 2;
   auto sign = torch::cat({-torch::ones({half}), torch::ones({half})});
   rotaryTable_ = torch::stack({both.cos(), both.sin() * sign}, 1).to(device_, dtype_);
+  const auto D = config_.headDim;
+  auto column = torch::arange(D, torch::kInt64);
+  auto shift = torch::zeros({D, D});
+  shift.index_put_({(column + half) % D, column}, torch::ones({D}));
+  rotaryShift_ = shift.to(device_, dtype_);
 }
 
 PolicyModel PolicyModel::load(const std::string &folder, torch::Device device, torch::Dtype dtype) {
@@ -367,10 +372,8 @@ KvCache PolicyModel::makeCache(std::int64_t batch, std::int64_t capacity) const 
   KvCache cache;
   cache.capacity = capacity;
   auto options = torch::TensorOptions().dtype(dtype_).device(device_);
-  for (std::int64_t i = 0; i < config_.layers; ++i) {
-    cache.keys.push_back(torch::zeros({batch, config_.kvHeads, capacity, config_.headDim}, options));
-    cache.values.push_back(torch::zeros({batch, config_.kvHeads, capacity, config_.headDim}, options));
-  }
+  for (std::int64_t i = 0; i < config_.layers; ++i)
+    cache.keysAndValues.push_back(torch::zeros({2, batch, config_.kvHeads, capacity, config_.headDim}, options));
   return cache;
 }
 
@@ -404,13 +407,21 @@ torch::Tensor PolicyModel::merged(const torch::Tensor &weight, const Lora &lora)
       .to(weight.scalar_type());
 }
 
-// y = x W^T + residual: the residual added in the GEMM's epilogue.
+// y = x W^T + residual: the residual added in the GEMM's epilogue. Without
+// autograd (sampling) the sum goes into the residual itself: an out-of-place
+// addmm copies it into its result first, one kernel more per call. Callers
+// pass a residual they no longer need.
 torch::Tensor PolicyModel::linearPlus(const torch::Tensor &x, const torch::Tensor &weight, const torch::Tensor &bias,
                                       const Lora &lora, const torch::Tensor &residual) const {
   if (bias.defined() || lora.a.defined())
     return residual + project(x, weight, bias, lora);
-  auto flat = torch::addmm(residual.reshape({-1, residual.size(-1)}), x.reshape({-1, x.size(-1)}), weight.t());
-  return flat.view(residual.sizes());
+  auto flatX = x.reshape({-1, x.size(-1)});
+  if (!torch::GradMode::is_enabled() && residual.is_contiguous()) {
+    auto flat = residual.view({-1, residual.size(-1)});
+    flat.addmm_(flatX, weight.t());
+    return residual;
+  }
+  return torch::addmm(residual.reshape({-1, residual.size(-1)}), flatX, weight.t()).view(residual.sizes());
 }
 
 PolicyModel::LayerInputs PolicyModel::layerInputs(const torch::Tensor &positions, const torch::Tensor &mask) const {
@@ -429,6 +440,13 @@ PolicyModel::LayerInputs PolicyModel::layerInputs(const torch::Tensor &positions
   padded.back() = (S + 15) / 16 * 16;
   inputs.mask = torch::zeros(padded, torch::TensorOptions().dtype(dtype_).device(grouped.device())).narrow(-1, 0, S);
   inputs.mask.masked_fill_(grouped.logical_not(), -std::numeric_limits<double>::infinity());
+  if (T == 1) {
+    // rotate(x) = x * cos + roll(x, D/2) * signedSin = x @ (diag(cos) + shift diag(signedSin)).
+    const auto H = config_.heads, K = config_.kvHeads;
+    auto turn = torch::diag_embed(inputs.cos.reshape({B, D})) + rotaryShift_ * inputs.sin.reshape({B, 1, D});
+    auto identity = torch::eye(D, torch::TensorOptions().dtype(dtype_).device(grouped.device())).expand({B, K, D, D});
+    inputs.rotation = torch::cat({turn.unsqueeze(1).expand({B, H + K, D, D}), identity}, 1).reshape({-1, D, D});
+  }
   return inputs;
 }
 
@@ -439,21 +457,39 @@ torch::Tensor PolicyModel::layerForward(const Layer &layer, const torch::Tensor 
   const auto H = config_.heads, K = config_.kvHeads, D = config_.headDim, G = H / K;
   auto qkv =
       project(rmsNorm(hidden, layer.inputNorm), layer.qkv, layer.qkvBias, layer.qkvLora).view({B, T, H + 2 * K, D});
-  auto qk = qkv.narrow(2, 0, H + K);
-  auto v = qkv.narrow(2, H + K, K);
-  if (config_.qkNorm)
-    qk = torch::cat({rmsNorm(qk.narrow(2, 0, H), layer.qNorm), rmsNorm(qk.narrow(2, H, K), layer.kNorm)}, 2);
-  // Rotary embeddings on q and k at once: [B, T, H + K, D] against [B, T, 1, D].
-  qk = torch::addcmul(qk * inputs.cos, qk.roll(D / 2, -1), inputs.sin);
-  auto q = qk.narrow(2, 0, H).transpose(1, 2); // [B, H, T, D]
-  auto k = qk.narrow(2, H, K).transpose(1, 2); // [B, K, T, D]
-  auto values = v.transpose(1, 2);
+  torch::Tensor q, k, values;
+  torch::Tensor *both = cache ? &cache->keysAndValues[layerIndex] : nullptr; // [2, B, K, S, D]
+  if (inputs.rotation.defined()) {
+    // A decode step: q, k and v rotated (v by the identity) in one batched
+    // product, this token's keys and values written in one copy.
+    auto heads = config_.qkNorm ? torch::cat({rmsNorm(qkv.narrow(2, 0, H), layer.qNorm),
+                                              rmsNorm(qkv.narrow(2, H, K), layer.kNorm), qkv.narrow(2, H + K, K)},
+                                             2)
+                                : qkv;
+    auto rotated = torch::bmm(heads.reshape({-1, 1, D}), inputs.rotation).view({B, 1, H + 2 * K, D});
+    q = rotated.narrow(2, 0, H).transpose(1, 2);
+    k = rotated.narrow(2, H, K).transpose(1, 2);
+    values = rotated.narrow(2, H + K, K).transpose(1, 2);
+    if (both)
+      both->index_copy_(3, *slots, rotated.narrow(2, H, 2 * K).view({B, 1, 2, K, D}).permute({2, 0, 3, 1, 4}));
+  } else {
+    auto qk = qkv.narrow(2, 0, H + K);
+    if (config_.qkNorm)
+      qk = torch::cat({rmsNorm(qk.narrow(2, 0, H), layer.qNorm), rmsNorm(qk.narrow(2, H, K), layer.kNorm)}, 2);
+    // Rotary embeddings on q and k at once: [B, T, H + K, D] against [B, T, 1, D].
+    qk = torch::addcmul(qk * inputs.cos, qk.roll(D / 2, -1), inputs.sin);
+    q = qk.narrow(2, 0, H).transpose(1, 2); // [B, H, T, D]
+    k = qk.narrow(2, H, K).transpose(1, 2); // [B, K, T, D]
+    values = qkv.narrow(2, H + K, K).transpose(1, 2);
+    if (both) {
+      both->select(0, 0).index_copy_(2, *slots, k);
+      both->select(0, 1).index_copy_(2, *slots, values);
+    }
+  }
   torch::Tensor keys = k;
-  if (cache) {
-    cache->keys[layerIndex].index_copy_(2, *slots, k);
-    cache->values[layerIndex].index_copy_(2, *slots, values);
-    keys = cache->keys[layerIndex].narrow(2, 0, keyLength);
-    values = cache->values[layerIndex].narrow(2, 0, keyLength);
+  if (both) {
+    keys = both->select(0, 0).narrow(2, 0, keyLength);
+    values = both->select(0, 1).narrow(2, 0, keyLength);
   }
   // Grouped-query attention without copying the keys: the G query heads of a
   // kv head are one [G*T, D] block of queries against that head's [S, D] keys.

@@ -34,8 +34,8 @@ void synchronize(const torch::Device &device) {
     torch::cuda::synchronize(device.index());
 }
 
-// Draws one token per row from logits [B, V] with uniforms u [B] in (0, 1):
-// inverse CDF over the vocabulary in id order. Returns (tokens, log-probs).
+// Draws one token per row from logits [B, V] with uniforms u [B] in (0, 1).
+// Returns (tokens, log-probs).
 std::pair<torch::Tensor, torch::Tensor> choose(const torch::Tensor &logits, const torch::Tensor &uniforms,
                                                const SamplingOptions &options) {
   if (options.temperature <= 0) {
@@ -43,20 +43,36 @@ std::pair<torch::Tensor, torch::Tensor> choose(const torch::Tensor &logits, cons
     return {tokens, torch::zeros({logits.size(0)}, logits.options())};
   }
   auto logProbs = samplingLogProbs(logits, options);
-  auto cumulative = logProbs.exp().cumsum(-1);
-  const auto V = logits.size(-1);
-  auto target = (uniforms * cumulative.select(-1, V - 1)).unsqueeze(1);
-  auto tokens = torch::searchsorted(cumulative, target).clamp(0, V - 1);
-  auto chosen = logProbs.gather(-1, tokens);
-  // Rounding at the very top of the CDF can land on a removed token: the most likely one then.
-  auto fallback = logProbs.argmax(-1, true);
-  auto removed = torch::isinf(chosen);
-  tokens = torch::where(removed, fallback, tokens);
-  chosen = torch::where(removed, logProbs.gather(-1, fallback), chosen);
-  return {tokens.squeeze(1), chosen.squeeze(1)};
+  auto tokens = inverseCdfDraw(logProbs, uniforms);
+  return {tokens, logProbs.gather(-1, tokens.unsqueeze(1)).squeeze(1)};
 }
 
 } // namespace
+
+torch::Tensor inverseCdfDraw(const torch::Tensor &logProbs, const torch::Tensor &uniforms) {
+  // The CDF in two levels: one cumulative sum over [B, V] is a scan of B
+  // blocks on the GPU (0.2 ms for Qwen's 151,936 ids, most of a sampling
+  // step); the sums of blocks of kBlock ids, then the one block the target
+  // falls in, are short scans of many rows.
+  constexpr std::int64_t kBlock = 128;
+  const auto B = logProbs.size(0), V = logProbs.size(1);
+  const auto blocks = (V + kBlock - 1) / kBlock;
+  auto probabilities = logProbs.exp();
+  if (blocks * kBlock != V)
+    probabilities = torch::constant_pad_nd(probabilities, {0, blocks * kBlock - V}); // zero mass
+  auto byBlock = probabilities.view({B, blocks, kBlock});
+  auto blockCdf = byBlock.sum(-1).cumsum(-1); // [B, blocks]
+  auto target = (uniforms * blockCdf.select(1, blocks - 1)).unsqueeze(1);
+  auto block = torch::searchsorted(blockCdf, target).clamp(0, blocks - 1); // [B, 1]
+  auto before = blockCdf.gather(1, (block - 1).clamp_min(0)) * (block > 0);
+  auto inner = byBlock.gather(1, block.unsqueeze(2).expand({B, 1, kBlock})).squeeze(1); // [B, kBlock]
+  auto offset = torch::searchsorted(inner.cumsum(-1) + before, target).clamp(0, kBlock - 1);
+  // Rounding between the two levels can land on an id of no mass (removed,
+  // padding): the most likely id of the block then (the block has mass).
+  auto empty = inner.gather(1, offset) <= 0;
+  offset = torch::where(empty, inner.argmax(-1, true), offset);
+  return (block * kBlock + offset).squeeze(1);
+}
 
 void stopAtEndOfTurn(SamplingOptions &options, const ModelConfig &config, const Tokenizer &tokenizer) {
   options.stopIds = config.eosTokenIds;

@@ -16,12 +16,13 @@
 namespace cudaperf::trainer {
 
 // Keys and values of every layer, preallocated for the longest sequence:
-// [batch, kv heads, capacity, head dim] each. Slot j of a row holds the token
-// of that row at step j (prompts left-padded, so one slot index per step).
+// [2, batch, kv heads, capacity, head dim] per layer (keys, then values: one
+// write puts a decode step's both). Slot j of a row holds the token of that
+// row at step j (prompts left-padded, so one slot index per step).
 struct KvCache {
-  std::vector<torch::Tensor> keys, values;
+  std::vector<torch::Tensor> keysAndValues;
   std::int64_t capacity = 0;
-  std::int64_t batch() const { return keys.empty() ? 0 : keys[0].size(0); }
+  std::int64_t batch() const { return keysAndValues.empty() ? 0 : keysAndValues[0].size(1); }
 };
 
 class PolicyModel {
@@ -88,6 +89,10 @@ private:
     // [B, 1, 1, S] when T is 1 (it broadcasts); additive (0 / -inf in the
     // model's dtype: SDPA would convert a bool one in every call).
     torch::Tensor mask;
+    // T == 1 (a decode step): [B * (H + 2 kvH), D, D], per row and head the
+    // matrix that x @ it rotates a q or k head (identity for v heads): the
+    // rotation of all of q, k and v in one batched product per layer.
+    torch::Tensor rotation;
   };
   // positions [B, T]; mask [B, 1, 1, T, S] bool (true: may attend).
   LayerInputs layerInputs(const torch::Tensor &positions, const torch::Tensor &mask) const;
@@ -102,6 +107,7 @@ private:
   torch::Tensor embed_, finalNorm_, lmHead_; // lmHead_ is embed_ when tied
   std::vector<Layer> layers_;
   torch::Tensor rotaryTable_; // [maxPositions, 2, headDim]: cos, sin with its first half negated
+  torch::Tensor rotaryShift_; // [headDim, headDim]: x @ it = roll(x, headDim / 2)
   std::int64_t loraRank_ = 0;
   double loraScale_ = 0;
 };

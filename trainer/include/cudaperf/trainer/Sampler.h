@@ -54,6 +54,11 @@ void stopAtEndOfTurn(SamplingOptions &options, const ModelConfig &config, const 
 // [..., vocab] f32 logits -> log-probs of the sampling distribution (-inf where removed).
 torch::Tensor samplingLogProbs(const torch::Tensor &logits, const SamplingOptions &options);
 
+// One id per row of log-probs [B, V], drawn by the inverse CDF over the ids
+// in id order with uniforms [B] in (0, 1): the first id whose cumulative
+// mass reaches u * total. Never an id of zero probability.
+torch::Tensor inverseCdfDraw(const torch::Tensor &logProbs, const torch::Tensor &uniforms);
+
 class Sampler {
 public:
   Sampler(const PolicyModel &model, const Tokenizer *tokenizer = nullptr) : model_(model), tokenizer_(tokenizer) {}
