@@ -220,9 +220,11 @@ int sampleCheckCommand(const std::vector<std::string> &args) {
     }
     const auto recomputed = trainer::completionLogProbs(model, rowsPrompts, rowsCompletions, options);
     double sum = 0, worst = 0;
-    std::int64_t n = 0;
+    std::int64_t n = 0, cut = 0;
     for (std::size_t i = 0; i < recomputed.size(); ++i)
       for (std::size_t j = 0; j < recomputed[i].size(); ++j) {
+        // A token the forward's top-p/top-k removed: the two cuts fell on either side of it.
+        cut += std::isinf(recomputed[i][j]) ? 1 : 0;
         const double gap = std::abs(static_cast<double>(recomputed[i][j]) - result.completions[i].logProbs[j]);
         sum += std::exp(gap);
         worst = std::max(worst, gap);
@@ -230,6 +232,7 @@ int sampleCheckCommand(const std::vector<std::string> &args) {
       }
     out["logprob_agreement"] = n ? sum / static_cast<double>(n) : 1.0; // mean exp|logp_forward - logp_sample|
     out["logprob_max_abs_diff"] = worst;
+    out["logprob_removed_by_forward"] = cut;
   }
   if (flags.count("completions-out")) {
     json::array rows;

@@ -476,8 +476,13 @@ torch::Tensor PolicyModel::layerForward(const Layer &layer, const torch::Tensor 
     auto qk = qkv.narrow(2, 0, H + K);
     if (config_.qkNorm)
       qk = torch::cat({rmsNorm(qk.narrow(2, 0, H), layer.qNorm), rmsNorm(qk.narrow(2, H, K), layer.kNorm)}, 2);
-    // Rotary embeddings on q and k at once: [B, T, H + K, D] against [B, T, 1, D].
-    qk = torch::addcmul(qk * inputs.cos, qk.roll(D / 2, -1), inputs.sin);
+    // Rotary embeddings on q and k at once: [B, T, H + K, D] against [B, T, 1, D],
+    // in f32 and rounded once, as the decode step's batched product does: the
+    // trainer's forward and the sampler then agree in bf16 too (a top-p cut
+    // is where a last-bit difference shows).
+    auto wide = qk.to(torch::kFloat32);
+    qk = torch::addcmul(wide * inputs.cos.to(torch::kFloat32), wide.roll(D / 2, -1), inputs.sin.to(torch::kFloat32))
+             .to(qkv.scalar_type());
     q = qk.narrow(2, 0, H).transpose(1, 2); // [B, H, T, D]
     k = qk.narrow(2, H, K).transpose(1, 2); // [B, K, T, D]
     values = qkv.narrow(2, H + K, K).transpose(1, 2);
