@@ -4,11 +4,11 @@
 // scripts/bench-generate compare against transformers.
 #include "cudaperf/trainer/Commands.h"
 
+#include "cudaperf/contracts/TextFile.h"
 #include "cudaperf/trainer/CommandFlags.h"
 #include "cudaperf/trainer/PolicyModel.h"
 #include "cudaperf/trainer/Safetensors.h"
 #include "cudaperf/trainer/Sampler.h"
-#include "cudaperf/contracts/TextFile.h"
 #include "cudaperf/trainer/Tokenizer.h"
 
 #include <boost/json.hpp>
@@ -54,6 +54,7 @@ SamplingOptions samplingFlags(const Flags &flags, const trainer::ModelConfig &co
   options.maxNewTokens = integerFlag(flags, "max-new-tokens", 128);
   options.seed = static_cast<std::uint64_t>(integerFlag(flags, "seed", 0));
   options.cudaGraph = !switchFlag(flags, "no-cuda-graph");
+  options.fusedDecode = !switchFlag(flags, "no-fused-decode");
   if (options.temperature < 0 || options.topP <= 0 || options.topP > 1 || options.topK < 0 || options.maxNewTokens <= 0)
     throw std::invalid_argument("sampling: temperature >= 0, 0 < top-p <= 1, top-k >= 0, max-new-tokens > 0");
   if (!switchFlag(flags, "ignore-eos"))
@@ -99,7 +100,7 @@ std::int64_t cudaPeakBytes(torch::Device device) {
 int generateCommand(const std::vector<std::string> &args) {
   const Flags flags = parseFlags(
       args, {"model", "prompt", "max-new-tokens", "temperature", "top-p", "top-k", "seed", "device", "dtype"},
-      {"ids", "chat", "ignore-eos", "no-cuda-graph"});
+      {"ids", "chat", "ignore-eos", "no-cuda-graph", "no-fused-decode"});
   const std::string folder = textFlag(flags, "model");
   if (folder.empty() || !flags.count("prompt"))
     throw std::invalid_argument("--model DIR and --prompt TEXT are required");
@@ -181,7 +182,7 @@ int sampleCheckCommand(const std::vector<std::string> &args) {
   const Flags flags = parseFlags(args,
                                  {"model", "prompts", "group", "max-new-tokens", "temperature", "top-p", "top-k",
                                   "seed", "device", "dtype", "completions-out"},
-                                 {"ignore-eos", "no-cuda-graph", "no-recompute"});
+                                 {"ignore-eos", "no-cuda-graph", "no-fused-decode", "no-recompute"});
   const std::string folder = textFlag(flags, "model");
   if (folder.empty() || !flags.count("prompts"))
     throw std::invalid_argument("--model DIR and --prompts FILE.json are required");
@@ -210,6 +211,7 @@ int sampleCheckCommand(const std::vector<std::string> &args) {
                    {"decode_step_ms", result.decodeSteps ? 1000 * result.decodeSeconds / result.decodeSteps : 0.0},
                    {"tokens_per_second", tokens / std::max(1e-9, result.prefillSeconds + result.decodeSeconds)},
                    {"cuda_graph", result.usedCudaGraph},
+                   {"fused_decode", result.usedFusedDecode},
                    {"parameters", model.parameterCount()},
                    {"cuda_peak_bytes", cudaPeakBytes(device)}};
   if (!switchFlag(flags, "no-recompute") && options.temperature > 0) {
@@ -233,6 +235,15 @@ int sampleCheckCommand(const std::vector<std::string> &args) {
     out["logprob_agreement"] = n ? sum / static_cast<double>(n) : 1.0; // mean exp|logp_forward - logp_sample|
     out["logprob_max_abs_diff"] = worst;
     out["logprob_removed_by_forward"] = cut;
+  }
+  if (result.usedFusedDecode) {
+    const auto paths = trainer::compareDecodePaths(model, prompts, group, 16, options.padId);
+    out["decode_paths"] = json::object{{"steps", paths.steps},
+                                       {"rows", paths.rows},
+                                       {"same_argmax", paths.sameArgmax},
+                                       {"max_logit_diff", paths.maxLogitDiff},
+                                       {"max_abs_logit", paths.maxAbsLogit},
+                                       {"max_cache_diff", paths.maxCacheDiff}};
   }
   if (flags.count("completions-out")) {
     json::array rows;

@@ -4,6 +4,12 @@
 
 #include <torch/version.h>
 
+#ifdef CUDAPERF_FUSED_DECODE
+#include "cudaperf/trainer/DecodeKernels.h"
+
+#include <c10/cuda/CUDAStream.h>
+#endif
+
 #include <cmath>
 #include <cstring>
 #include <filesystem>
@@ -555,8 +561,98 @@ torch::Tensor PolicyModel::prefill(const torch::Tensor &ids, const torch::Tensor
   return logits(hidden.select(1, T - 1));
 }
 
+bool PolicyModel::fusedDecodeFits(std::int64_t batch) const {
+#ifdef CUDAPERF_FUSED_DECODE
+  const ModelConfig &c = config_;
+  const auto D = c.headDim, H = c.heads, K = c.kvHeads;
+  return device_.is_cuda() && (dtype_ == torch::kBFloat16 || dtype_ == torch::kFloat16) && !hasLora() &&
+         !c.outputBias && !c.mlpBias && batch > 0 && batch <= decode::kMaxRows && (D == 64 || D == 128) && K > 0 &&
+         H % K == 0 && H / K <= 16 && c.hiddenSize % 32 == 0 && (H * D) % 32 == 0 && c.intermediateSize % 32 == 0;
+#else
+  (void)batch;
+  return false;
+#endif
+}
+
+torch::Tensor PolicyModel::decodeFused(const torch::Tensor &ids, const torch::Tensor &slot,
+                                       const torch::Tensor &firstSlot, KvCache &cache) const {
+#ifdef CUDAPERF_FUSED_DECODE
+  const auto B = ids.size(0), S = cache.capacity;
+  const auto I = config_.intermediateSize, D = config_.headDim, H = config_.heads, K = config_.kvHeads;
+  const auto element = dtype_ == torch::kBFloat16 ? decode::Element::BF16 : decode::Element::F16;
+  void *stream = c10::cuda::getCurrentCUDAStream(device_.index()).stream();
+  if (slot.scalar_type() != torch::kInt64 || firstSlot.scalar_type() != torch::kInt64)
+    throw std::invalid_argument("decode: slot and firstSlot are int64 tensors");
+  const torch::Tensor first = firstSlot.contiguous();
+  if (!cache.attentionCounters.defined()) {
+    // Outside a graph capture: the sampler's first step is eager.
+    auto floats = decode::attentionPartialFloats(B, H, K, D, S);
+    cache.attentionPartials = torch::empty({static_cast<std::int64_t>(floats)},
+                                           torch::TensorOptions().dtype(torch::kFloat32).device(device_));
+    cache.attentionCounters = torch::zeros({B * K}, torch::TensorOptions().dtype(torch::kInt32).device(device_));
+  }
+  auto options = torch::TensorOptions().dtype(dtype_).device(device_);
+  auto hidden = embed_.index_select(0, ids.reshape({-1})); // [B, E]: the residual stream, updated in place
+  auto qkv = torch::empty({B, (H + 2 * K) * D}, options);
+  auto attended = torch::empty({B, H * D}, options);
+  auto activated = torch::empty({B, I}, options);
+  auto project = [&](decode::Prologue prologue, decode::Epilogue epilogue, const torch::Tensor &x,
+                     const torch::Tensor &weight, const torch::Tensor &bias, const torch::Tensor &norm,
+                     torch::Tensor &out) {
+    decode::ProjectArgs args;
+    args.element = element;
+    args.prologue = prologue;
+    args.epilogue = epilogue;
+    args.x = x.data_ptr();
+    args.weight = weight.data_ptr();
+    args.bias = bias.defined() ? bias.data_ptr() : nullptr;
+    args.normWeight = norm.defined() ? norm.data_ptr() : nullptr;
+    args.eps = static_cast<float>(config_.rmsNormEps);
+    args.out = out.data_ptr();
+    args.rows = static_cast<int>(B);
+    args.inFeatures = static_cast<int>(x.size(1));
+    args.outFeatures = static_cast<int>(out.size(1));
+    decode::projectRows(args, stream);
+  };
+  const torch::Tensor none;
+  for (std::size_t i = 0; i < layers_.size(); ++i) {
+    const Layer &layer = layers_[i];
+    project(decode::Prologue::RmsNorm, decode::Epilogue::Store, hidden, layer.qkv, layer.qkvBias, layer.inputNorm, qkv);
+    decode::AttendArgs attend;
+    attend.element = element;
+    attend.qkv = qkv.data_ptr();
+    attend.cache = cache.keysAndValues[i].data_ptr();
+    attend.slot = slot.data_ptr<std::int64_t>();
+    attend.first = first.data_ptr<std::int64_t>();
+    attend.rotary = rotaryTable_.data_ptr();
+    attend.qNorm = layer.qNorm.defined() ? layer.qNorm.data_ptr() : nullptr;
+    attend.kNorm = layer.kNorm.defined() ? layer.kNorm.data_ptr() : nullptr;
+    attend.eps = static_cast<float>(config_.rmsNormEps);
+    attend.partials = cache.attentionPartials.data_ptr<float>();
+    attend.counters = cache.attentionCounters.data_ptr<std::int32_t>();
+    attend.out = attended.data_ptr();
+    attend.batch = static_cast<int>(B);
+    attend.heads = static_cast<int>(H);
+    attend.kvHeads = static_cast<int>(K);
+    attend.headDim = static_cast<int>(D);
+    attend.capacity = static_cast<int>(S);
+    decode::attendOneToken(attend, stream);
+    project(decode::Prologue::Plain, decode::Epilogue::AddInPlace, attended, layer.output, none, none, hidden);
+    project(decode::Prologue::RmsNorm, decode::Epilogue::SiluGate, hidden, layer.gateUp, none, layer.postNorm,
+            activated);
+    project(decode::Prologue::Plain, decode::Epilogue::AddInPlace, activated, layer.down, none, none, hidden);
+  }
+  return logits(hidden);
+#else
+  (void)ids, (void)slot, (void)firstSlot, (void)cache;
+  throw std::logic_error("decodeFused: this build has no fused decode kernels");
+#endif
+}
+
 torch::Tensor PolicyModel::decode(const torch::Tensor &ids, const torch::Tensor &slot, const torch::Tensor &firstSlot,
-                                  KvCache &cache) const {
+                                  KvCache &cache, DecodePath path) const {
+  if (path == DecodePath::Fastest && fusedDecodeFits(ids.size(0)))
+    return decodeFused(ids, slot, firstSlot, cache);
   const auto B = ids.size(0), S = cache.capacity;
   // Everything from device tensors: no host value, so the step can be a CUDA graph.
   auto positions = (slot.view({1, 1}) - firstSlot.view({B, 1})).clamp_min(0);

@@ -16,6 +16,7 @@
 #include <memory>
 #include <optional>
 #include <stdexcept>
+#include <tuple>
 
 namespace cudaperf::trainer {
 
@@ -45,6 +46,24 @@ std::pair<torch::Tensor, torch::Tensor> choose(const torch::Tensor &logits, cons
   auto logProbs = samplingLogProbs(logits, options);
   auto tokens = inverseCdfDraw(logProbs, uniforms);
   return {tokens, logProbs.gather(-1, tokens.unsqueeze(1)).squeeze(1)};
+}
+
+// Rows left-padded to the longest prompt (G rows per prompt): every row's
+// step k is slot longest + k. Returns (ids [B, longest], first real slot [B]).
+std::pair<torch::Tensor, torch::Tensor> leftPadded(const std::vector<std::vector<std::int64_t>> &prompts,
+                                                   std::int64_t group, std::int64_t longest, std::int64_t padId,
+                                                   torch::Device device) {
+  const auto B = static_cast<std::int64_t>(prompts.size()) * group;
+  std::vector<std::int64_t> flat(B * longest, padId), first(B);
+  for (std::int64_t b = 0; b < B; ++b) {
+    const auto &prompt = prompts[b / group];
+    first[b] = longest - static_cast<std::int64_t>(prompt.size());
+    std::copy(prompt.begin(), prompt.end(), flat.begin() + b * longest + first[b]);
+  }
+  auto longOptions = torch::TensorOptions().dtype(torch::kInt64);
+  // copy=true: on the CPU a plain to() would return the view of these locals.
+  return {torch::from_blob(flat.data(), {B, longest}, longOptions).to(device, false, true),
+          torch::from_blob(first.data(), {B}, longOptions).to(device, false, true)};
 }
 
 } // namespace
@@ -121,16 +140,9 @@ GenerationResult Sampler::generate(const std::vector<std::vector<std::int64_t>> 
       throw std::invalid_argument("generate: an empty prompt");
     longest = std::max<std::int64_t>(longest, static_cast<std::int64_t>(prompt.size()));
   }
-  // Rows left-padded to the longest prompt: every row's step k is slot longest + k.
-  std::vector<std::int64_t> flat(B * longest, options.padId), first(B);
-  for (std::int64_t b = 0; b < B; ++b) {
-    const auto &prompt = prompts[b / group];
-    first[b] = longest - static_cast<std::int64_t>(prompt.size());
-    std::copy(prompt.begin(), prompt.end(), flat.begin() + b * longest + first[b]);
-  }
   auto longOptions = torch::TensorOptions().dtype(torch::kInt64);
-  torch::Tensor ids = torch::from_blob(flat.data(), {B, longest}, longOptions).to(device);
-  torch::Tensor firstSlot = torch::from_blob(first.data(), {B}, longOptions).to(device);
+  torch::Tensor ids, firstSlot; // named: the step's lambda captures them (C++17)
+  std::tie(ids, firstSlot) = leftPadded(prompts, group, longest, options.padId, device);
   KvCache cache = model_.makeCache(B, longest + N);
   // The uniforms of every step drawn up front from the seed: the same draws
   // on CPU and GPU, and no random-number state inside a captured graph.
@@ -165,8 +177,10 @@ GenerationResult Sampler::generate(const std::vector<std::vector<std::int64_t>> 
   torch::Tensor lastToken = token0.clone();
   torch::Tensor slot = torch::full({1}, longest, longOptions.device(device));
   torch::Tensor column = torch::full({1}, 1, longOptions.device(device));
+  const auto path = options.fusedDecode ? PolicyModel::DecodePath::Fastest : PolicyModel::DecodePath::ATen;
+  result.usedFusedDecode = options.fusedDecode && model_.fusedDecodeFits(B);
   auto step = [&] {
-    auto stepLogits = model_.decode(lastToken, slot, firstSlot, cache);
+    auto stepLogits = model_.decode(lastToken, slot, firstSlot, cache, path);
     auto [token, logp] = choose(stepLogits, uniforms.index_select(0, column).squeeze(0), options);
     token = torch::where(finished, torch::full_like(token, options.padId), token);
     logp = torch::where(finished, torch::zeros_like(logp), logp);
@@ -327,6 +341,45 @@ std::vector<std::vector<float>> completionLogProbs(const PolicyModel &model,
     }
   }
   return out;
+}
+
+DecodePathAgreement compareDecodePaths(const PolicyModel &model, const std::vector<std::vector<std::int64_t>> &prompts,
+                                       std::int64_t group, std::int64_t steps, std::int64_t padId) {
+  DecodePathAgreement agreement;
+  const auto B = static_cast<std::int64_t>(prompts.size()) * group;
+  if (!model.fusedDecodeFits(B) || steps <= 0)
+    return agreement;
+  torch::NoGradGuard noGrad;
+  std::int64_t longest = 0;
+  for (const auto &prompt : prompts)
+    longest = std::max<std::int64_t>(longest, static_cast<std::int64_t>(prompt.size()));
+  auto [ids, firstSlot] = leftPadded(prompts, group, longest, padId, model.device());
+  KvCache reference = model.makeCache(B, longest + steps);
+  auto token = model.prefill(ids, firstSlot, reference).argmax(-1);
+  KvCache fused;
+  fused.capacity = reference.capacity;
+  for (const auto &layer : reference.keysAndValues)
+    fused.keysAndValues.push_back(layer.clone());
+  auto slot = torch::full({1}, longest, torch::TensorOptions().dtype(torch::kInt64).device(model.device()));
+  agreement.fused = true;
+  agreement.rows = B;
+  for (std::int64_t s = 0; s < steps; ++s) {
+    auto expected = model.decode(token, slot, firstSlot, reference, PolicyModel::DecodePath::ATen);
+    auto got = model.decode(token, slot, firstSlot, fused, PolicyModel::DecodePath::Fastest);
+    agreement.maxLogitDiff = std::max(agreement.maxLogitDiff, (expected - got).abs().max().item<double>());
+    agreement.maxAbsLogit = std::max(agreement.maxAbsLogit, expected.abs().max().item<double>());
+    token = expected.argmax(-1);
+    agreement.sameArgmax += (token == got.argmax(-1)).sum().item<std::int64_t>();
+    slot.add_(1);
+    ++agreement.steps;
+  }
+  for (std::size_t i = 0; i < reference.keysAndValues.size(); ++i)
+    agreement.maxCacheDiff = std::max(agreement.maxCacheDiff, (reference.keysAndValues[i].to(torch::kFloat32) -
+                                                               fused.keysAndValues[i].to(torch::kFloat32))
+                                                                  .abs()
+                                                                  .max()
+                                                                  .item<double>());
+  return agreement;
 }
 
 } // namespace cudaperf::trainer

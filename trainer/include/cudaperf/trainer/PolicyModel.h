@@ -22,6 +22,9 @@ namespace cudaperf::trainer {
 struct KvCache {
   std::vector<torch::Tensor> keysAndValues;
   std::int64_t capacity = 0;
+  // The fused decode step's attention workspace (made by its first step):
+  // softmax partials per key block, arrival counters that each step leaves zero.
+  torch::Tensor attentionPartials, attentionCounters;
   std::int64_t batch() const { return keysAndValues.empty() ? 0 : keysAndValues[0].size(1); }
 };
 
@@ -59,10 +62,18 @@ public:
   // Prompt into the cache: ids [batch, T] written to slots [0, T); logits of
   // the last column [batch, vocab] in f32.
   torch::Tensor prefill(const torch::Tensor &ids, const torch::Tensor &firstSlot, KvCache &cache) const;
+  // How a decode step runs: Fastest is the fused CUDA kernels of
+  // DecodeKernels.h where they take this model and batch
+  // (fusedDecodeFits), else ATen; ATen is LibTorch's operators always (the
+  // reference the fused step is checked against).
+  enum class DecodePath { Fastest, ATen };
   // One token per row at slot `slot` (a one-element int64 device tensor, so
   // that a captured CUDA graph can advance it): ids [batch]; logits [batch, vocab] f32.
   torch::Tensor decode(const torch::Tensor &ids, const torch::Tensor &slot, const torch::Tensor &firstSlot,
-                       KvCache &cache) const;
+                       KvCache &cache, DecodePath path = DecodePath::Fastest) const;
+  // Whether this build has the fused decode kernels and they take this model
+  // (CUDA, bf16 or f16, no adapters, no o/MLP biases, head dim 64 or 128) at this batch (<= 64 rows).
+  bool fusedDecodeFits(std::int64_t batch) const;
 
 private:
   struct Lora {
@@ -100,6 +111,8 @@ private:
   torch::Tensor layerForward(const Layer &layer, const torch::Tensor &hidden, const LayerInputs &inputs, KvCache *cache,
                              std::int64_t layerIndex, const torch::Tensor *slots, std::int64_t keyLength) const;
   torch::Tensor logits(const torch::Tensor &hidden) const;
+  torch::Tensor decodeFused(const torch::Tensor &ids, const torch::Tensor &slot, const torch::Tensor &firstSlot,
+                            KvCache &cache) const;
 
   ModelConfig config_;
   torch::Device device_;

@@ -29,7 +29,8 @@ struct SamplingOptions {
   std::vector<std::int64_t> stopIds;    // EOS and the like: the token is kept, nothing after it
   std::vector<std::string> stopStrings; // needs a tokenizer; the text is cut after the string
   std::uint64_t seed = 0;
-  bool cudaGraph = true; // on CUDA: capture the decode step once, replay it per token
+  bool cudaGraph = true;   // on CUDA: capture the decode step once, replay it per token
+  bool fusedDecode = true; // the fused decode kernels where they take the model (PolicyModel::fusedDecodeFits)
   std::int64_t padId = 0;
 };
 
@@ -46,6 +47,7 @@ struct GenerationResult {
   double prefillSeconds = 0, decodeSeconds = 0;
   std::int64_t decodeSteps = 0;
   bool usedCudaGraph = false;
+  bool usedFusedDecode = false;
 };
 
 // A chat completion ends at the config's EOS ids or at <|im_end|>; padding uses the first of them.
@@ -76,5 +78,17 @@ std::vector<std::vector<float>> completionLogProbs(const PolicyModel &model,
                                                    const std::vector<std::vector<std::int64_t>> &prompts,
                                                    const std::vector<std::vector<std::int64_t>> &completions,
                                                    const SamplingOptions &options, std::int64_t rowsPerForward = 4);
+
+// The fused decode step against the ATen one: G rows per prompt prefilled
+// once, the cache copied, then `steps` greedy steps on each path from the
+// same tokens (the ATen path's argmax feeds both). fused is false (and
+// nothing else is set) where the fused kernels do not take this model.
+struct DecodePathAgreement {
+  bool fused = false;
+  std::int64_t steps = 0, rows = 0, sameArgmax = 0;
+  double maxLogitDiff = 0, maxAbsLogit = 0, maxCacheDiff = 0;
+};
+DecodePathAgreement compareDecodePaths(const PolicyModel &model, const std::vector<std::vector<std::int64_t>> &prompts,
+                                       std::int64_t group, std::int64_t steps, std::int64_t padId);
 
 } // namespace cudaperf::trainer

@@ -1,0 +1,76 @@
+// The decode step's own CUDA kernels (built where LibTorch has CUDA and nvcc
+// is found): a decode step of a small model at batch <= 64 is bound by
+// kernel count and by GEMMs too short for cuBLAS's tiles, so a layer is five
+// launches here, each a full pass over its weights:
+//
+//   1. RMSNorm + q/k/v projection (+ bias)        projectRows(RmsNorm, Store)
+//   2. q/k RMSNorm + rotary + cache write + attention over the row's
+//      real keys, split over key blocks            attendOneToken
+//   3. o projection + residual, in place           projectRows(Plain, AddInPlace)
+//   4. RMSNorm + gate/up projection + silu(g) * u  projectRows(RmsNorm, SiluGate)
+//   5. down projection + residual, in place        projectRows(Plain, AddInPlace)
+//
+// Rounding follows the ATen path (PolicyModel's other decode): f32
+// accumulation, bf16/f16 results rounded where ATen rounds them, so the two
+// paths differ by summation order only. Plain C++ here: no CUDA or LibTorch
+// header, the caller passes its stream as a void *.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+namespace cudaperf::trainer::decode {
+
+enum class Element { BF16, F16 };
+
+enum class Prologue {
+  Plain,  // x as it is
+  RmsNorm // x * rsqrt(mean(x^2) + eps) * normWeight, rounded once (at::rms_norm)
+};
+
+enum class Epilogue {
+  Store,      // out = x W^T (+ bias)
+  AddInPlace, // out += x W^T: the residual, read and written
+  SiluGate    // W is [gate; up] (2 * outFeatures rows): out = silu(x Wg^T) * (x Wu^T)
+};
+
+struct ProjectArgs {
+  Element element = Element::BF16;
+  Prologue prologue = Prologue::Plain;
+  Epilogue epilogue = Epilogue::Store;
+  const void *x = nullptr;      // [rows, inFeatures]
+  const void *weight = nullptr; // [outFeatures (x2 for SiluGate), inFeatures], row-major
+  const void *bias = nullptr;   // [outFeatures] or null (Store only)
+  const void *normWeight = nullptr;
+  float eps = 0;
+  void *out = nullptr; // [rows, outFeatures]
+  int rows = 0, inFeatures = 0, outFeatures = 0;
+};
+
+// Whether projectRows takes this shape: rows <= kMaxRows, inFeatures a
+// multiple of 32, outFeatures of 8 (16 for SiluGate), 16-byte aligned pointers.
+constexpr int kMaxRows = 64;
+bool projectionFits(const ProjectArgs &args);
+void projectRows(const ProjectArgs &args, void *stream);
+
+struct AttendArgs {
+  Element element = Element::BF16;
+  const void *qkv = nullptr;                     // [batch, (heads + 2 kvHeads) * headDim]: this token's q, k, v
+  void *cache = nullptr;                         // [2, batch, kvHeads, capacity, headDim]: keys, values
+  const std::int64_t *slot = nullptr;            // device, one value: this token's slot
+  const std::int64_t *first = nullptr;           // device [batch]: each row's first real slot
+  const void *rotary = nullptr;                  // [positions, 2, headDim]: cos, sin with its first half negated
+  const void *qNorm = nullptr, *kNorm = nullptr; // [headDim] each (Qwen3) or null
+  float eps = 0;
+  float *partials = nullptr; // attentionPartialFloats() floats
+  int *counters = nullptr;   // batch * kvHeads ints, zero before the first call (each call leaves them zero)
+  void *out = nullptr;       // [batch, heads * headDim]
+  int batch = 0, heads = 0, kvHeads = 0, headDim = 0, capacity = 0;
+};
+
+// headDim 64 or 128, at most 16 query heads per kv head.
+bool attentionFits(const AttendArgs &args);
+std::size_t attentionPartialFloats(int batch, int heads, int kvHeads, int headDim, int capacity);
+void attendOneToken(const AttendArgs &args, void *stream);
+
+} // namespace cudaperf::trainer::decode

@@ -1,0 +1,649 @@
+// The decode step's kernels (DecodeKernels.h says what each computes).
+//
+// projectRows: y = x W^T for at most 64 rows of x, on tensor cores. A block
+// owns 8 (or, for SiluGate, 2 x 16) rows of W; its 8 warps split the input
+// features in chunks of 32 and each warp keeps a 16 x 8 accumulator per
+// 16 rows of x. W is read once, 16 bytes per lane per load; the dot product
+// does not care about the order of k, so each lane's 8 contiguous weights
+// become the B fragments of two m16n8k16 steps and the same 8 columns of x
+// their A fragments (the PTX fragment layout renumbered, identically for A
+// and B). Warps' partial sums meet in shared memory in a fixed order: the
+// result does not depend on timing.
+//
+// attendOneToken: one warp per (row, kv head, block of 32 keys). It prepares
+// q (and, in the block that holds this token, k and v: RMSNorm, rotary,
+// written to the cache), scores its keys, and writes its softmax partials;
+// the last block of a (row, kv head) to finish combines them in split order.
+// Only the row's real keys [first, slot] are read.
+#include "cudaperf/trainer/DecodeKernels.h"
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+
+#include <stdexcept>
+#include <string>
+
+namespace cudaperf::trainer::decode {
+
+namespace {
+
+constexpr int kWarps = 8;
+constexpr int kThreads = kWarps * 32;
+constexpr int kKeysPerBlock = 32;
+constexpr int kMaxGroup = 16;
+
+template <class T> struct Traits;
+
+template <> struct Traits<__nv_bfloat16> {
+  static __device__ __forceinline__ float low(std::uint32_t u) { return __uint_as_float(u << 16); }
+  static __device__ __forceinline__ float high(std::uint32_t u) { return __uint_as_float(u & 0xffff0000u); }
+  static __device__ __forceinline__ std::uint32_t pack(float a, float b) {
+    __nv_bfloat162 v = __floats2bfloat162_rn(a, b);
+    return *reinterpret_cast<std::uint32_t *>(&v);
+  }
+  static __device__ __forceinline__ float round(float a) { return __bfloat162float(__float2bfloat16_rn(a)); }
+  static __device__ __forceinline__ float toFloat(__nv_bfloat16 v) { return __bfloat162float(v); }
+  static __device__ __forceinline__ __nv_bfloat16 fromFloat(float a) { return __float2bfloat16_rn(a); }
+  static __device__ __forceinline__ void mma(float (&c)[4], std::uint32_t a0, std::uint32_t a1, std::uint32_t a2,
+                                             std::uint32_t a3, std::uint32_t b0, std::uint32_t b1) {
+    asm("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
+        "{%0,%1,%2,%3};\n"
+        : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
+        : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1));
+  }
+};
+
+template <> struct Traits<__half> {
+  static __device__ __forceinline__ float low(std::uint32_t u) {
+    return __half2float(__ushort_as_half(static_cast<unsigned short>(u & 0xffffu)));
+  }
+  static __device__ __forceinline__ float high(std::uint32_t u) {
+    return __half2float(__ushort_as_half(static_cast<unsigned short>(u >> 16)));
+  }
+  static __device__ __forceinline__ std::uint32_t pack(float a, float b) {
+    __half2 v = __floats2half2_rn(a, b);
+    return *reinterpret_cast<std::uint32_t *>(&v);
+  }
+  static __device__ __forceinline__ float round(float a) { return __half2float(__float2half_rn(a)); }
+  static __device__ __forceinline__ float toFloat(__half v) { return __half2float(v); }
+  static __device__ __forceinline__ __half fromFloat(float a) { return __float2half_rn(a); }
+  static __device__ __forceinline__ void mma(float (&c)[4], std::uint32_t a0, std::uint32_t a1, std::uint32_t a2,
+                                             std::uint32_t a3, std::uint32_t b0, std::uint32_t b1) {
+    asm("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
+        "{%0,%1,%2,%3};\n"
+        : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
+        : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1));
+  }
+};
+
+__device__ __forceinline__ float warpSum(float v) {
+#pragma unroll
+  for (int offset = 16; offset > 0; offset >>= 1)
+    v += __shfl_xor_sync(0xffffffffu, v, offset);
+  return v;
+}
+
+__device__ __forceinline__ float warpMax(float v) {
+#pragma unroll
+  for (int offset = 16; offset > 0; offset >>= 1)
+    v = fmaxf(v, __shfl_xor_sync(0xffffffffu, v, offset));
+  return v;
+}
+
+// Weights are read once per step: past L1.
+__device__ __forceinline__ uint4 loadStreaming(const void *p) {
+  uint4 v;
+  asm("ld.global.nc.L1::no_allocate.v4.u32 {%0,%1,%2,%3}, [%4];\n"
+      : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
+      : "l"(p));
+  return v;
+}
+
+__device__ __forceinline__ uint4 loadShared(const void *p) { return __ldg(reinterpret_cast<const uint4 *>(p)); }
+
+// x * rinv * w for 8 elements, rounded once.
+template <class T> __device__ __forceinline__ uint4 normalize(uint4 x, float rinv, uint4 w) {
+  using E = Traits<T>;
+  auto one = [&](std::uint32_t xv, std::uint32_t wv) {
+    return E::pack(E::low(xv) * rinv * E::low(wv), E::high(xv) * rinv * E::high(wv));
+  };
+  return make_uint4(one(x.x, w.x), one(x.y, w.y), one(x.z, w.z), one(x.w, w.w));
+}
+
+struct ProjectParams {
+  const void *x, *weight, *bias, *normWeight;
+  void *out;
+  float eps;
+  int rows, in, out_features;
+};
+
+// First row of W that tile `tile` of this block covers, this lane's row in it.
+template <int NT, Epilogue EP> __device__ __forceinline__ int weightRow(int tile, int outFeatures, int group) {
+  if constexpr (EP == Epilogue::SiluGate)
+    return ((tile & 1) ? outFeatures : 0) + (blockIdx.x * (NT / 2) + tile / 2) * 8 + group;
+  else
+    return (blockIdx.x * NT + tile) * 8 + group;
+}
+
+template <class T, int MT, int NT, Prologue PR, Epilogue EP>
+__global__ void __launch_bounds__(kThreads) projectKernel(ProjectParams p) {
+  using E = Traits<T>;
+  __shared__ float rinv[kMaxRows];
+  __shared__ float partial[kWarps][NT][128];
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32, group = lane >> 2, quad = lane & 3;
+  const int chunks = p.in / 32;
+  const T *x = static_cast<const T *>(p.x);
+  const T *weight = static_cast<const T *>(p.weight);
+  const T *normWeight = static_cast<const T *>(p.normWeight);
+
+  const T *rowOf[NT];
+#pragma unroll
+  for (int t = 0; t < NT; ++t)
+    rowOf[t] = weight + static_cast<long>(weightRow<NT, EP>(t, p.out_features, group)) * p.in + quad * 8;
+
+  // Every load of kUnroll chunks (W from DRAM, x and the norm's weight from
+  // L2) is issued before any is used: one round trip per kUnroll chunks, and
+  // the first one's overlaps the norm's prologue.
+  constexpr bool kNorm = PR == Prologue::RmsNorm;
+  constexpr int kLoadsPerChunk = NT + 2 * MT + (kNorm ? 1 : 0);
+  constexpr int kUnroll = 24 / kLoadsPerChunk > 8 ? 8 : 24 / kLoadsPerChunk < 1 ? 1 : 24 / kLoadsPerChunk;
+  constexpr int kStep = kWarps * kUnroll;
+  uint4 w[kUnroll][NT], xa[kUnroll][MT], xb[kUnroll][MT], nw[kUnroll];
+  auto load = [&](int c0) {
+#pragma unroll
+    for (int u = 0; u < kUnroll; ++u) {
+      const int c = c0 + u * kWarps;
+      if (c >= chunks)
+        break;
+      const int k = c * 32 + quad * 8;
+#pragma unroll
+      for (int t = 0; t < NT; ++t)
+        w[u][t] = loadStreaming(rowOf[t] + c * 32);
+#pragma unroll
+      for (int m = 0; m < MT; ++m) {
+        const int rowA = m * 16 + group, rowB = rowA + 8;
+        xa[u][m] = rowA < p.rows ? loadShared(x + static_cast<long>(rowA) * p.in + k) : make_uint4(0, 0, 0, 0);
+        xb[u][m] = rowB < p.rows ? loadShared(x + static_cast<long>(rowB) * p.in + k) : make_uint4(0, 0, 0, 0);
+      }
+      if constexpr (kNorm)
+        nw[u] = loadShared(normWeight + k);
+    }
+  };
+  load(warp);
+
+  if constexpr (kNorm) {
+    for (int r = warp; r < p.rows; r += kWarps) {
+      const T *row = x + static_cast<long>(r) * p.in;
+      float squares = 0;
+      for (int c = lane; c < p.in / 8; c += 32) {
+        const uint4 v = loadShared(row + c * 8);
+        const std::uint32_t words[4] = {v.x, v.y, v.z, v.w};
+#pragma unroll
+        for (std::uint32_t u : words)
+          squares += E::low(u) * E::low(u) + E::high(u) * E::high(u);
+      }
+      squares = warpSum(squares);
+      if (lane == 0)
+        rinv[r] = rsqrtf(squares / static_cast<float>(p.in) + p.eps);
+    }
+    __syncthreads();
+  }
+
+  float acc[MT][NT][4];
+#pragma unroll
+  for (int m = 0; m < MT; ++m)
+#pragma unroll
+    for (int t = 0; t < NT; ++t)
+#pragma unroll
+      for (int r = 0; r < 4; ++r)
+        acc[m][t][r] = 0;
+
+  for (int c0 = warp; c0 < chunks; c0 += kStep) {
+#pragma unroll
+    for (int u = 0; u < kUnroll; ++u) {
+      if (c0 + u * kWarps >= chunks)
+        break;
+#pragma unroll
+      for (int m = 0; m < MT; ++m) {
+        uint4 a = xa[u][m], b = xb[u][m];
+        if constexpr (kNorm) {
+          const int rowA = m * 16 + group, rowB = rowA + 8;
+          if (rowA < p.rows)
+            a = normalize<T>(a, rinv[rowA], nw[u]);
+          if (rowB < p.rows)
+            b = normalize<T>(b, rinv[rowB], nw[u]);
+        }
+#pragma unroll
+        for (int t = 0; t < NT; ++t) {
+          E::mma(acc[m][t], a.x, b.x, a.y, b.y, w[u][t].x, w[u][t].y);
+          E::mma(acc[m][t], a.z, b.z, a.w, b.w, w[u][t].z, w[u][t].w);
+        }
+      }
+    }
+    if (c0 + kStep < chunks)
+      load(c0 + kStep);
+  }
+
+  // Per 16 rows of x: the warps' fragments summed in warp order, then the epilogue
+  // on pairs of adjacent outputs (fragment registers 0-1 and 2-3).
+  T *out = static_cast<T *>(p.out);
+  const T *bias = static_cast<const T *>(p.bias);
+  constexpr int kPairsPerTile = 64;
+  constexpr int kOutputTiles = EP == Epilogue::SiluGate ? NT / 2 : NT;
+#pragma unroll
+  for (int m = 0; m < MT; ++m) {
+#pragma unroll
+    for (int t = 0; t < NT; ++t)
+#pragma unroll
+      for (int r = 0; r < 4; ++r)
+        partial[warp][t][lane * 4 + r] = acc[m][t][r];
+    __syncthreads();
+    for (int e = threadIdx.x; e < kPairsPerTile * kOutputTiles; e += kThreads) {
+      const int tile = e / kPairsPerTile, pair = e % kPairsPerTile;
+      const int fragLane = pair / 2, upper = pair % 2; // registers 2 * upper, 2 * upper + 1
+      const int row = m * 16 + (fragLane >> 2) + 8 * upper;
+      if (row >= p.rows)
+        continue;
+      auto sum = [&](int t, int r) {
+        float s = 0;
+        for (int w = 0; w < kWarps; ++w)
+          s += partial[w][t][fragLane * 4 + r];
+        return s;
+      };
+      const int r0 = 2 * upper;
+      if constexpr (EP == Epilogue::SiluGate) {
+        const int column = (blockIdx.x * (NT / 2) + tile) * 8 + (fragLane & 3) * 2;
+        auto act = [&](float gate, float up) {
+          const float g = E::round(gate);
+          return E::round(g / (1.0f + expf(-g))) * E::round(up);
+        };
+        const float a0 = act(sum(2 * tile, r0), sum(2 * tile + 1, r0));
+        const float a1 = act(sum(2 * tile, r0 + 1), sum(2 * tile + 1, r0 + 1));
+        *reinterpret_cast<std::uint32_t *>(out + static_cast<long>(row) * p.out_features + column) = E::pack(a0, a1);
+      } else {
+        const int column = (blockIdx.x * NT + tile) * 8 + (fragLane & 3) * 2;
+        float v0 = sum(tile, r0), v1 = sum(tile, r0 + 1);
+        std::uint32_t *target =
+            reinterpret_cast<std::uint32_t *>(out + static_cast<long>(row) * p.out_features + column);
+        if constexpr (EP == Epilogue::AddInPlace) {
+          const std::uint32_t old = *target;
+          v0 += E::low(old);
+          v1 += E::high(old);
+        } else if (bias) {
+          v0 += E::toFloat(bias[column]);
+          v1 += E::toFloat(bias[column + 1]);
+        }
+        *target = E::pack(v0, v1);
+      }
+    }
+    __syncthreads();
+  }
+}
+
+template <class T, int MT, Prologue PR, Epilogue EP> void launchProject(const ProjectArgs &a, cudaStream_t stream) {
+  constexpr int NT = EP == Epilogue::SiluGate ? 4 : 1;
+  const int rowsPerBlock = EP == Epilogue::SiluGate ? 16 : 8;
+  const ProjectParams params{a.x, a.weight, a.bias, a.normWeight, a.out, a.eps, a.rows, a.inFeatures, a.outFeatures};
+  projectKernel<T, MT, NT, PR, EP><<<a.outFeatures / rowsPerBlock, kThreads, 0, stream>>>(params);
+}
+
+template <class T, Prologue PR, Epilogue EP> void dispatchRows(const ProjectArgs &a, cudaStream_t stream) {
+  switch ((a.rows + 15) / 16) {
+  case 1:
+    return launchProject<T, 1, PR, EP>(a, stream);
+  case 2:
+    return launchProject<T, 2, PR, EP>(a, stream);
+  case 3:
+    return launchProject<T, 3, PR, EP>(a, stream);
+  default:
+    return launchProject<T, 4, PR, EP>(a, stream);
+  }
+}
+
+template <class T> void dispatchProject(const ProjectArgs &a, cudaStream_t stream) {
+  if (a.prologue == Prologue::RmsNorm && a.epilogue == Epilogue::Store)
+    return dispatchRows<T, Prologue::RmsNorm, Epilogue::Store>(a, stream);
+  if (a.prologue == Prologue::RmsNorm && a.epilogue == Epilogue::SiluGate)
+    return dispatchRows<T, Prologue::RmsNorm, Epilogue::SiluGate>(a, stream);
+  if (a.prologue == Prologue::Plain && a.epilogue == Epilogue::AddInPlace)
+    return dispatchRows<T, Prologue::Plain, Epilogue::AddInPlace>(a, stream);
+  if (a.prologue == Prologue::Plain && a.epilogue == Epilogue::Store)
+    return dispatchRows<T, Prologue::Plain, Epilogue::Store>(a, stream);
+  throw std::invalid_argument("projectRows: this prologue and epilogue are not built together");
+}
+
+void checkLaunch(const char *what) {
+  const cudaError_t error = cudaGetLastError();
+  if (error != cudaSuccess)
+    throw std::runtime_error(std::string(what) + ": " + cudaGetErrorString(error));
+}
+
+bool aligned16(const void *p) { return p == nullptr || reinterpret_cast<std::uintptr_t>(p) % 16 == 0; }
+
+// ---- attention ----
+
+struct AttendParams {
+  const void *qkv, *rotary, *qNorm, *kNorm;
+  void *cache, *out;
+  const std::int64_t *slot, *first;
+  float *partials;
+  int *counters;
+  float eps;
+  int heads, kvHeads, capacity, splits;
+};
+
+// This lane's PER elements (d = lane + 32 i) of a head, RMS-normalised when
+// normWeight is set and rotated when rotary is, each rounded as ATen rounds
+// (the norm's result, then the rotation's). Rotate-half pairs d with
+// d + D/2: element i with element (i + PER/2) % PER of the same lane.
+template <class T, int D>
+__device__ __forceinline__ void prepareHead(const T *head, const T *normWeight, float eps, const float *cosRow,
+                                            const float *sinRow, bool rotate, float (&v)[D / 32]) {
+  using E = Traits<T>;
+  constexpr int PER = D / 32;
+  const int lane = threadIdx.x;
+#pragma unroll
+  for (int i = 0; i < PER; ++i)
+    v[i] = E::toFloat(head[lane + 32 * i]);
+  if (normWeight) {
+    float squares = 0;
+#pragma unroll
+    for (int i = 0; i < PER; ++i)
+      squares += v[i] * v[i];
+    const float scale = rsqrtf(warpSum(squares) / static_cast<float>(D) + eps);
+#pragma unroll
+    for (int i = 0; i < PER; ++i)
+      v[i] = E::round(v[i] * scale * E::toFloat(normWeight[lane + 32 * i]));
+  }
+  if (rotate) {
+    float r[PER];
+#pragma unroll
+    for (int i = 0; i < PER; ++i) {
+      const int d = lane + 32 * i;
+      r[i] = E::round(v[i] * cosRow[d] + v[(i + PER / 2) % PER] * sinRow[d]);
+    }
+#pragma unroll
+    for (int i = 0; i < PER; ++i)
+      v[i] = r[i];
+  }
+}
+
+__device__ __forceinline__ void copyAsync16(void *shared, const void *global) {
+  const unsigned address = static_cast<unsigned>(__cvta_generic_to_shared(shared));
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(address), "l"(global));
+}
+
+__device__ __forceinline__ void waitAsyncCopies() { asm volatile("cp.async.wait_all;\n" ::: "memory"); }
+
+template <class T, int D> __global__ void __launch_bounds__(32) attendKernel(AttendParams p) {
+  using E = Traits<T>;
+  constexpr int PER = D / 32;
+  constexpr int kRow = D + 8; // padded: lane j reading key row j hits distinct banks
+  constexpr int kChunks = D / 8;
+  __shared__ __align__(16) T keyTile[kKeysPerBlock][kRow];
+  __shared__ __align__(16) T valueTile[kKeysPerBlock][kRow];
+  __shared__ __align__(16) T heads[(kMaxGroup + 2) * D]; // this kv head's G query heads, then k, then v
+  __shared__ __align__(16) T rotaryRow[2 * D];
+  __shared__ float q[kMaxGroup][D];
+  __shared__ float newKey[D], newValue[D], cosRow[D], sinRow[D];
+  __shared__ float weight[kMaxGroup][kKeysPerBlock];
+  const int lane = threadIdx.x, split = blockIdx.x, rowHead = blockIdx.y;
+  const int K = p.kvHeads, G = p.heads / p.kvHeads;
+  const int b = rowHead / K, kvHead = rowHead % K;
+  const long slot = *p.slot, first = p.first[b];
+  const int length = static_cast<int>(slot - first) + 1; // keys [first, slot]
+  if (split * kKeysPerBlock >= length)
+    return;
+  const int activeSplits = (length + kKeysPerBlock - 1) / kKeysPerBlock;
+  const bool holdsThisToken = split == activeSplits - 1;
+  const long base = first + static_cast<long>(split) * kKeysPerBlock;
+  const int inBlock = min(kKeysPerBlock, length - split * kKeysPerBlock);
+
+  // Every global read of the block in flight at once (cp.async): the cached
+  // keys and values of this block (not this token's slot: it is written now),
+  // the q heads, this token's k and v, the rotary row.
+  T *keys = static_cast<T *>(p.cache) + (static_cast<long>(b) * K + kvHead) * p.capacity * D;
+  T *values = keys + static_cast<long>(gridDim.y) * p.capacity * D; // the cache's second half
+  for (int i = lane; i < inBlock * kChunks; i += 32) {
+    const int j = i / kChunks, c = i % kChunks;
+    if (base + j != slot) {
+      copyAsync16(&keyTile[j][c * 8], keys + (base + j) * D + c * 8);
+      copyAsync16(&valueTile[j][c * 8], values + (base + j) * D + c * 8);
+    }
+  }
+  const T *row = static_cast<const T *>(p.qkv) + static_cast<long>(b) * (p.heads + 2 * K) * D;
+  for (int i = lane; i < G * kChunks; i += 32)
+    copyAsync16(heads + i * 8, row + kvHead * G * D + i * 8);
+  if (holdsThisToken)
+    for (int i = lane; i < 2 * kChunks; i += 32) {
+      const int which = i / kChunks, c = i % kChunks; // 0: k, 1: v
+      copyAsync16(heads + (G + which) * D + c * 8, row + (p.heads + which * K + kvHead) * D + c * 8);
+    }
+  const T *rotary = static_cast<const T *>(p.rotary) + static_cast<long>(length - 1) * 2 * D;
+  for (int i = lane; i < 2 * kChunks; i += 32)
+    copyAsync16(rotaryRow + i * 8, rotary + i * 8);
+  waitAsyncCopies();
+  __syncwarp();
+  for (int d = lane; d < D; d += 32) {
+    cosRow[d] = E::toFloat(rotaryRow[d]);
+    sinRow[d] = E::toFloat(rotaryRow[D + d]);
+  }
+  __syncwarp();
+
+  const T *qNorm = static_cast<const T *>(p.qNorm), *kNorm = static_cast<const T *>(p.kNorm);
+  for (int g = 0; g < G; ++g) {
+    float v[PER];
+    prepareHead<T, D>(heads + g * D, qNorm, p.eps, cosRow, sinRow, true, v);
+#pragma unroll
+    for (int i = 0; i < PER; ++i)
+      q[g][lane + 32 * i] = v[i];
+  }
+  if (holdsThisToken) {
+    float k[PER], v[PER];
+    prepareHead<T, D>(heads + G * D, kNorm, p.eps, cosRow, sinRow, true, k);
+    prepareHead<T, D>(heads + (G + 1) * D, nullptr, p.eps, cosRow, sinRow, false, v);
+#pragma unroll
+    for (int i = 0; i < PER; ++i) {
+      const int d = lane + 32 * i;
+      newKey[d] = k[i];
+      newValue[d] = v[i];
+      keys[slot * D + d] = E::fromFloat(k[i]);
+      values[slot * D + d] = E::fromFloat(v[i]);
+    }
+  }
+  __syncwarp();
+
+  // Scores: lane j takes key base + j.
+  const long position = base + lane;
+  const bool real = lane < inBlock;
+  float score[kMaxGroup];
+#pragma unroll
+  for (int g = 0; g < kMaxGroup; ++g)
+    score[g] = 0;
+  if (real) {
+    if (position == slot) {
+      for (int d = 0; d < D; ++d)
+#pragma unroll
+        for (int g = 0; g < kMaxGroup; ++g)
+          if (g < G)
+            score[g] += newKey[d] * q[g][d];
+    } else {
+#pragma unroll 2
+      for (int c = 0; c < kChunks; ++c) {
+        const uint4 packed = *reinterpret_cast<const uint4 *>(&keyTile[lane][c * 8]);
+        const float k8[8] = {E::low(packed.x), E::high(packed.x), E::low(packed.y), E::high(packed.y),
+                             E::low(packed.z), E::high(packed.z), E::low(packed.w), E::high(packed.w)};
+#pragma unroll
+        for (int j = 0; j < 8; ++j)
+#pragma unroll
+          for (int g = 0; g < kMaxGroup; ++g)
+            if (g < G)
+              score[g] += k8[j] * q[g][c * 8 + j];
+      }
+    }
+  }
+  const float scale = 1.0f / sqrtf(static_cast<float>(D));
+  float best[kMaxGroup], total[kMaxGroup];
+#pragma unroll
+  for (int g = 0; g < kMaxGroup; ++g) {
+    if (g >= G)
+      break;
+    const float s = real ? score[g] * scale : -INFINITY;
+    best[g] = warpMax(s); // lane 0's key is real: finite
+    const float e = real ? expf(s - best[g]) : 0.0f;
+    total[g] = warpSum(e);
+    weight[g][lane] = e;
+  }
+  __syncwarp();
+
+  float acc[kMaxGroup][PER];
+#pragma unroll
+  for (int g = 0; g < kMaxGroup; ++g)
+#pragma unroll
+    for (int i = 0; i < PER; ++i)
+      acc[g][i] = 0;
+  for (int j = 0; j < inBlock; ++j) {
+    const bool mine = base + j == slot;
+    float v[PER];
+#pragma unroll
+    for (int i = 0; i < PER; ++i)
+      v[i] = mine ? newValue[lane + 32 * i] : E::toFloat(valueTile[j][lane + 32 * i]);
+#pragma unroll
+    for (int g = 0; g < kMaxGroup; ++g)
+      if (g < G)
+#pragma unroll
+        for (int i = 0; i < PER; ++i)
+          acc[g][i] += weight[g][j] * v[i];
+  }
+
+  T *out = static_cast<T *>(p.out) + static_cast<long>(b) * p.heads * D + kvHead * G * D;
+  if (activeSplits == 1) {
+#pragma unroll
+    for (int g = 0; g < kMaxGroup; ++g)
+      if (g < G)
+#pragma unroll
+        for (int i = 0; i < PER; ++i)
+          out[g * D + lane + 32 * i] = E::fromFloat(acc[g][i] / total[g]);
+    return;
+  }
+  // Partials [rowHead][split][g][D + 2]: the unnormalised sum, the max, the mass.
+  const int stride = D + 2;
+  float *mine = p.partials + (static_cast<long>(rowHead) * p.splits + split) * G * stride;
+#pragma unroll
+  for (int g = 0; g < kMaxGroup; ++g)
+    if (g < G) {
+#pragma unroll
+      for (int i = 0; i < PER; ++i)
+        mine[g * stride + lane + 32 * i] = acc[g][i];
+      if (lane == 0) {
+        mine[g * stride + D] = best[g];
+        mine[g * stride + D + 1] = total[g];
+      }
+    }
+  __threadfence();
+  __syncwarp();
+  int arrived = 0;
+  if (lane == 0)
+    arrived = atomicAdd(p.counters + rowHead, 1);
+  arrived = __shfl_sync(0xffffffffu, arrived, 0);
+  if (arrived != activeSplits - 1)
+    return;
+  __threadfence();
+  // The last block: per head, the splits' maxima and masses read by the lanes
+  // in parallel, then each lane's dimensions summed over the splits in order.
+  const float *all = p.partials + static_cast<long>(rowHead) * p.splits * G * stride;
+  float *factor = &weight[0][0]; // reused: kMaxGroup * 32 floats, one per split and head
+  for (int g = 0; g < G; ++g) {
+    float top = -INFINITY;
+    for (int s = lane; s < activeSplits; s += 32)
+      top = fmaxf(top, __ldcg(all + (s * G + g) * stride + D));
+    top = warpMax(top);
+    float mass = 0;
+    float sum[PER];
+#pragma unroll
+    for (int i = 0; i < PER; ++i)
+      sum[i] = 0;
+    for (int s0 = 0; s0 < activeSplits; s0 += 32) {
+      const int s = s0 + lane;
+      float f = 0;
+      if (s < activeSplits) {
+        f = expf(__ldcg(all + (s * G + g) * stride + D) - top);
+        mass += __ldcg(all + (s * G + g) * stride + D + 1) * f;
+      }
+      __syncwarp();
+      factor[lane] = f;
+      __syncwarp();
+      const int n = min(32, activeSplits - s0);
+#pragma unroll 4
+      for (int j = 0; j < n; ++j) {
+        const float *part = all + ((s0 + j) * G + g) * stride;
+#pragma unroll
+        for (int i = 0; i < PER; ++i)
+          sum[i] += __ldcg(part + lane + 32 * i) * factor[j];
+      }
+    }
+    mass = warpSum(mass);
+#pragma unroll
+    for (int i = 0; i < PER; ++i)
+      out[g * D + lane + 32 * i] = E::fromFloat(sum[i] / mass);
+  }
+  if (lane == 0)
+    p.counters[rowHead] = 0; // ready for the next layer and step
+}
+
+template <class T> void dispatchAttend(const AttendArgs &a, cudaStream_t stream) {
+  const int splits = (a.capacity + kKeysPerBlock - 1) / kKeysPerBlock;
+  const AttendParams params{a.qkv,      a.rotary,   a.qNorm, a.kNorm, a.cache,   a.out,      a.slot, a.first,
+                            a.partials, a.counters, a.eps,   a.heads, a.kvHeads, a.capacity, splits};
+  const dim3 grid(splits, a.batch * a.kvHeads);
+  if (a.headDim == 64)
+    attendKernel<T, 64><<<grid, 32, 0, stream>>>(params);
+  else
+    attendKernel<T, 128><<<grid, 32, 0, stream>>>(params);
+}
+
+} // namespace
+
+bool projectionFits(const ProjectArgs &a) {
+  const int rowsPerBlock = a.epilogue == Epilogue::SiluGate ? 16 : 8;
+  return a.rows > 0 && a.rows <= kMaxRows && a.inFeatures > 0 && a.inFeatures % 32 == 0 && a.outFeatures > 0 &&
+         a.outFeatures % rowsPerBlock == 0 && aligned16(a.x) && aligned16(a.weight) && aligned16(a.normWeight) &&
+         reinterpret_cast<std::uintptr_t>(a.out) % 4 == 0 &&
+         (a.prologue == Prologue::Plain || a.normWeight != nullptr) &&
+         (a.bias == nullptr || a.epilogue == Epilogue::Store);
+}
+
+void projectRows(const ProjectArgs &args, void *stream) {
+  if (!projectionFits(args))
+    throw std::invalid_argument("projectRows: a shape or alignment these kernels do not take");
+  auto s = static_cast<cudaStream_t>(stream);
+  if (args.element == Element::BF16)
+    dispatchProject<__nv_bfloat16>(args, s);
+  else
+    dispatchProject<__half>(args, s);
+  checkLaunch("projectRows");
+}
+
+bool attentionFits(const AttendArgs &a) {
+  return (a.headDim == 64 || a.headDim == 128) && a.kvHeads > 0 && a.heads % a.kvHeads == 0 &&
+         a.heads / a.kvHeads <= kMaxGroup && a.batch > 0 && a.capacity > 0 && aligned16(a.cache);
+}
+
+std::size_t attentionPartialFloats(int batch, int heads, int kvHeads, int headDim, int capacity) {
+  const std::size_t splits = (capacity + kKeysPerBlock - 1) / kKeysPerBlock;
+  return static_cast<std::size_t>(batch) * kvHeads * splits * (heads / kvHeads) * (headDim + 2);
+}
+
+void attendOneToken(const AttendArgs &args, void *stream) {
+  if (!attentionFits(args))
+    throw std::invalid_argument("attendOneToken: a head size or grouping these kernels do not take");
+  auto s = static_cast<cudaStream_t>(stream);
+  if (args.element == Element::BF16)
+    dispatchAttend<__nv_bfloat16>(args, s);
+  else
+    dispatchAttend<__half>(args, s);
+  checkLaunch("attendOneToken");
+}
+
+} // namespace cudaperf::trainer::decode
