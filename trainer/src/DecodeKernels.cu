@@ -10,9 +10,11 @@
 // and B). Warps' partial sums meet in shared memory in a fixed order: the
 // result does not depend on timing.
 //
-// attendOneToken: one warp per (row, kv head, block of 32 keys). It prepares
-// q (and, in the block that holds this token, k and v: RMSNorm, rotary,
-// written to the cache), scores its keys, and writes its softmax partials;
+// attendOneToken: one block per (row, kv head, block of 32 keys), one warp
+// per query head of the kv head's group. Its reads are issued at once
+// (cp.async); it prepares q (and, in the block that holds this token, k and
+// v: RMSNorm, rotary, written to the cache), scores its keys (a lane per
+// key), and writes its softmax partials;
 // the last block of a (row, kv head) to finish combines them in split order.
 // Only the row's real keys [first, slot] are read.
 #include "cudaperf/trainer/DecodeKernels.h"
@@ -127,7 +129,7 @@ template <int NT, Epilogue EP> __device__ __forceinline__ int weightRow(int tile
 }
 
 template <class T, int MT, int NT, Prologue PR, Epilogue EP>
-__global__ void __launch_bounds__(kThreads) projectKernel(ProjectParams p) {
+__global__ void __launch_bounds__(kThreads, MT <= 2 ? 2 : 1) projectKernel(ProjectParams p) {
   using E = Traits<T>;
   __shared__ float rinv[kMaxRows];
   __shared__ float partial[kWarps][NT][128];
@@ -342,7 +344,7 @@ __device__ __forceinline__ void prepareHead(const T *head, const T *normWeight, 
                                             const float *sinRow, bool rotate, float (&v)[D / 32]) {
   using E = Traits<T>;
   constexpr int PER = D / 32;
-  const int lane = threadIdx.x;
+  const int lane = threadIdx.x % 32;
 #pragma unroll
   for (int i = 0; i < PER; ++i)
     v[i] = E::toFloat(head[lane + 32 * i]);
@@ -376,7 +378,9 @@ __device__ __forceinline__ void copyAsync16(void *shared, const void *global) {
 
 __device__ __forceinline__ void waitAsyncCopies() { asm volatile("cp.async.wait_all;\n" ::: "memory"); }
 
-template <class T, int D> __global__ void __launch_bounds__(32) attendKernel(AttendParams p) {
+// One block per (block of 32 keys, row, kv head); warp g of the block is
+// query head g of the kv head's group (a warp's serial work is one head's).
+template <class T, int D> __global__ void __launch_bounds__(32 * kMaxGroup) attendKernel(AttendParams p) {
   using E = Traits<T>;
   constexpr int PER = D / 32;
   constexpr int kRow = D + 8; // padded: lane j reading key row j hits distinct banks
@@ -388,7 +392,8 @@ template <class T, int D> __global__ void __launch_bounds__(32) attendKernel(Att
   __shared__ float q[kMaxGroup][D];
   __shared__ float newKey[D], newValue[D], cosRow[D], sinRow[D];
   __shared__ float weight[kMaxGroup][kKeysPerBlock];
-  const int lane = threadIdx.x, split = blockIdx.x, rowHead = blockIdx.y;
+  __shared__ int arrivedBefore;
+  const int lane = threadIdx.x % 32, g = threadIdx.x / 32, split = blockIdx.x, rowHead = blockIdx.y;
   const int K = p.kvHeads, G = p.heads / p.kvHeads;
   const int b = rowHead / K, kvHead = rowHead % K;
   const long slot = *p.slot, first = p.first[b];
@@ -405,7 +410,7 @@ template <class T, int D> __global__ void __launch_bounds__(32) attendKernel(Att
   // the q heads, this token's k and v, the rotary row.
   T *keys = static_cast<T *>(p.cache) + (static_cast<long>(b) * K + kvHead) * p.capacity * D;
   T *values = keys + static_cast<long>(gridDim.y) * p.capacity * D; // the cache's second half
-  for (int i = lane; i < inBlock * kChunks; i += 32) {
+  for (int i = threadIdx.x; i < inBlock * kChunks; i += blockDim.x) {
     const int j = i / kChunks, c = i % kChunks;
     if (base + j != slot) {
       copyAsync16(&keyTile[j][c * 8], keys + (base + j) * D + c * 8);
@@ -413,33 +418,33 @@ template <class T, int D> __global__ void __launch_bounds__(32) attendKernel(Att
     }
   }
   const T *row = static_cast<const T *>(p.qkv) + static_cast<long>(b) * (p.heads + 2 * K) * D;
-  for (int i = lane; i < G * kChunks; i += 32)
+  for (int i = threadIdx.x; i < G * kChunks; i += blockDim.x)
     copyAsync16(heads + i * 8, row + kvHead * G * D + i * 8);
   if (holdsThisToken)
-    for (int i = lane; i < 2 * kChunks; i += 32) {
+    for (int i = threadIdx.x; i < 2 * kChunks; i += blockDim.x) {
       const int which = i / kChunks, c = i % kChunks; // 0: k, 1: v
       copyAsync16(heads + (G + which) * D + c * 8, row + (p.heads + which * K + kvHead) * D + c * 8);
     }
   const T *rotary = static_cast<const T *>(p.rotary) + static_cast<long>(length - 1) * 2 * D;
-  for (int i = lane; i < 2 * kChunks; i += 32)
+  for (int i = threadIdx.x; i < 2 * kChunks; i += blockDim.x)
     copyAsync16(rotaryRow + i * 8, rotary + i * 8);
   waitAsyncCopies();
-  __syncwarp();
-  for (int d = lane; d < D; d += 32) {
+  __syncthreads();
+  for (int d = threadIdx.x; d < D; d += blockDim.x) {
     cosRow[d] = E::toFloat(rotaryRow[d]);
     sinRow[d] = E::toFloat(rotaryRow[D + d]);
   }
-  __syncwarp();
+  __syncthreads();
 
   const T *qNorm = static_cast<const T *>(p.qNorm), *kNorm = static_cast<const T *>(p.kNorm);
-  for (int g = 0; g < G; ++g) {
+  {
     float v[PER];
     prepareHead<T, D>(heads + g * D, qNorm, p.eps, cosRow, sinRow, true, v);
 #pragma unroll
     for (int i = 0; i < PER; ++i)
       q[g][lane + 32 * i] = v[i];
   }
-  if (holdsThisToken) {
+  if (holdsThisToken && g == 0) {
     float k[PER], v[PER];
     prepareHead<T, D>(heads + G * D, kNorm, p.eps, cosRow, sinRow, true, k);
     prepareHead<T, D>(heads + (G + 1) * D, nullptr, p.eps, cosRow, sinRow, false, v);
@@ -452,143 +457,109 @@ template <class T, int D> __global__ void __launch_bounds__(32) attendKernel(Att
       values[slot * D + d] = E::fromFloat(v[i]);
     }
   }
-  __syncwarp();
+  __syncthreads();
 
-  // Scores: lane j takes key base + j.
+  // Scores of head g: lane j takes key base + j.
   const long position = base + lane;
   const bool real = lane < inBlock;
-  float score[kMaxGroup];
-#pragma unroll
-  for (int g = 0; g < kMaxGroup; ++g)
-    score[g] = 0;
+  float score = 0;
   if (real) {
     if (position == slot) {
+#pragma unroll 8
       for (int d = 0; d < D; ++d)
-#pragma unroll
-        for (int g = 0; g < kMaxGroup; ++g)
-          if (g < G)
-            score[g] += newKey[d] * q[g][d];
+        score += newKey[d] * q[g][d];
     } else {
-#pragma unroll 2
+#pragma unroll
       for (int c = 0; c < kChunks; ++c) {
         const uint4 packed = *reinterpret_cast<const uint4 *>(&keyTile[lane][c * 8]);
-        const float k8[8] = {E::low(packed.x), E::high(packed.x), E::low(packed.y), E::high(packed.y),
-                             E::low(packed.z), E::high(packed.z), E::low(packed.w), E::high(packed.w)};
-#pragma unroll
-        for (int j = 0; j < 8; ++j)
-#pragma unroll
-          for (int g = 0; g < kMaxGroup; ++g)
-            if (g < G)
-              score[g] += k8[j] * q[g][c * 8 + j];
+        const float *qc = &q[g][c * 8];
+        score += E::low(packed.x) * qc[0] + E::high(packed.x) * qc[1] + E::low(packed.y) * qc[2] +
+                 E::high(packed.y) * qc[3] + E::low(packed.z) * qc[4] + E::high(packed.z) * qc[5] +
+                 E::low(packed.w) * qc[6] + E::high(packed.w) * qc[7];
       }
     }
   }
-  const float scale = 1.0f / sqrtf(static_cast<float>(D));
-  float best[kMaxGroup], total[kMaxGroup];
-#pragma unroll
-  for (int g = 0; g < kMaxGroup; ++g) {
-    if (g >= G)
-      break;
-    const float s = real ? score[g] * scale : -INFINITY;
-    best[g] = warpMax(s); // lane 0's key is real: finite
-    const float e = real ? expf(s - best[g]) : 0.0f;
-    total[g] = warpSum(e);
-    weight[g][lane] = e;
-  }
+  const float scaled = real ? score * (1.0f / sqrtf(static_cast<float>(D))) : -INFINITY;
+  const float best = warpMax(scaled); // lane 0's key is real: finite
+  const float e = real ? expf(scaled - best) : 0.0f;
+  const float total = warpSum(e);
+  weight[g][lane] = e;
   __syncwarp();
 
-  float acc[kMaxGroup][PER];
+  float acc[PER];
 #pragma unroll
-  for (int g = 0; g < kMaxGroup; ++g)
-#pragma unroll
-    for (int i = 0; i < PER; ++i)
-      acc[g][i] = 0;
+  for (int i = 0; i < PER; ++i)
+    acc[i] = 0;
   for (int j = 0; j < inBlock; ++j) {
     const bool mine = base + j == slot;
-    float v[PER];
+    const float w = weight[g][j];
 #pragma unroll
     for (int i = 0; i < PER; ++i)
-      v[i] = mine ? newValue[lane + 32 * i] : E::toFloat(valueTile[j][lane + 32 * i]);
-#pragma unroll
-    for (int g = 0; g < kMaxGroup; ++g)
-      if (g < G)
-#pragma unroll
-        for (int i = 0; i < PER; ++i)
-          acc[g][i] += weight[g][j] * v[i];
+      acc[i] += w * (mine ? newValue[lane + 32 * i] : E::toFloat(valueTile[j][lane + 32 * i]));
   }
 
-  T *out = static_cast<T *>(p.out) + static_cast<long>(b) * p.heads * D + kvHead * G * D;
+  T *out = static_cast<T *>(p.out) + static_cast<long>(b) * p.heads * D + (kvHead * G + g) * D;
   if (activeSplits == 1) {
 #pragma unroll
-    for (int g = 0; g < kMaxGroup; ++g)
-      if (g < G)
-#pragma unroll
-        for (int i = 0; i < PER; ++i)
-          out[g * D + lane + 32 * i] = E::fromFloat(acc[g][i] / total[g]);
+    for (int i = 0; i < PER; ++i)
+      out[lane + 32 * i] = E::fromFloat(acc[i] / total);
     return;
   }
   // Partials [rowHead][split][g][D + 2]: the unnormalised sum, the max, the mass.
   const int stride = D + 2;
-  float *mine = p.partials + (static_cast<long>(rowHead) * p.splits + split) * G * stride;
+  float *mine = p.partials + ((static_cast<long>(rowHead) * p.splits + split) * G + g) * stride;
 #pragma unroll
-  for (int g = 0; g < kMaxGroup; ++g)
-    if (g < G) {
-#pragma unroll
-      for (int i = 0; i < PER; ++i)
-        mine[g * stride + lane + 32 * i] = acc[g][i];
-      if (lane == 0) {
-        mine[g * stride + D] = best[g];
-        mine[g * stride + D + 1] = total[g];
-      }
-    }
+  for (int i = 0; i < PER; ++i)
+    mine[lane + 32 * i] = acc[i];
+  if (lane == 0) {
+    mine[D] = best;
+    mine[D + 1] = total;
+  }
   __threadfence();
-  __syncwarp();
-  int arrived = 0;
-  if (lane == 0)
-    arrived = atomicAdd(p.counters + rowHead, 1);
-  arrived = __shfl_sync(0xffffffffu, arrived, 0);
-  if (arrived != activeSplits - 1)
+  __syncthreads();
+  if (threadIdx.x == 0)
+    arrivedBefore = atomicAdd(p.counters + rowHead, 1);
+  __syncthreads();
+  if (arrivedBefore != activeSplits - 1)
     return;
   __threadfence();
-  // The last block: per head, the splits' maxima and masses read by the lanes
-  // in parallel, then each lane's dimensions summed over the splits in order.
+  // The last block: warp g combines head g, the splits' maxima and masses
+  // read by the lanes in parallel, each lane's dimensions summed in split order.
   const float *all = p.partials + static_cast<long>(rowHead) * p.splits * G * stride;
-  float *factor = &weight[0][0]; // reused: kMaxGroup * 32 floats, one per split and head
-  for (int g = 0; g < G; ++g) {
-    float top = -INFINITY;
-    for (int s = lane; s < activeSplits; s += 32)
-      top = fmaxf(top, __ldcg(all + (s * G + g) * stride + D));
-    top = warpMax(top);
-    float mass = 0;
-    float sum[PER];
+  float *factor = weight[g]; // reused: one per split of this head
+  float top = -INFINITY;
+  for (int s = lane; s < activeSplits; s += 32)
+    top = fmaxf(top, __ldcg(all + (s * G + g) * stride + D));
+  top = warpMax(top);
+  float mass = 0;
+  float sum[PER];
 #pragma unroll
-    for (int i = 0; i < PER; ++i)
-      sum[i] = 0;
-    for (int s0 = 0; s0 < activeSplits; s0 += 32) {
-      const int s = s0 + lane;
-      float f = 0;
-      if (s < activeSplits) {
-        f = expf(__ldcg(all + (s * G + g) * stride + D) - top);
-        mass += __ldcg(all + (s * G + g) * stride + D + 1) * f;
-      }
-      __syncwarp();
-      factor[lane] = f;
-      __syncwarp();
-      const int n = min(32, activeSplits - s0);
-#pragma unroll 4
-      for (int j = 0; j < n; ++j) {
-        const float *part = all + ((s0 + j) * G + g) * stride;
-#pragma unroll
-        for (int i = 0; i < PER; ++i)
-          sum[i] += __ldcg(part + lane + 32 * i) * factor[j];
-      }
+  for (int i = 0; i < PER; ++i)
+    sum[i] = 0;
+  for (int s0 = 0; s0 < activeSplits; s0 += 32) {
+    const int s = s0 + lane;
+    float f = 0;
+    if (s < activeSplits) {
+      f = expf(__ldcg(all + (s * G + g) * stride + D) - top);
+      mass += __ldcg(all + (s * G + g) * stride + D + 1) * f;
     }
-    mass = warpSum(mass);
+    __syncwarp();
+    factor[lane] = f;
+    __syncwarp();
+    const int n = min(32, activeSplits - s0);
+#pragma unroll 4
+    for (int j = 0; j < n; ++j) {
+      const float *part = all + ((s0 + j) * G + g) * stride;
 #pragma unroll
-    for (int i = 0; i < PER; ++i)
-      out[g * D + lane + 32 * i] = E::fromFloat(sum[i] / mass);
+      for (int i = 0; i < PER; ++i)
+        sum[i] += __ldcg(part + lane + 32 * i) * factor[j];
+    }
   }
-  if (lane == 0)
+  mass = warpSum(mass);
+#pragma unroll
+  for (int i = 0; i < PER; ++i)
+    out[lane + 32 * i] = E::fromFloat(sum[i] / mass);
+  if (threadIdx.x == 0)
     p.counters[rowHead] = 0; // ready for the next layer and step
 }
 
@@ -598,9 +569,9 @@ template <class T> void dispatchAttend(const AttendArgs &a, cudaStream_t stream)
                             a.partials, a.counters, a.eps,   a.heads, a.kvHeads, a.capacity, splits};
   const dim3 grid(splits, a.batch * a.kvHeads);
   if (a.headDim == 64)
-    attendKernel<T, 64><<<grid, 32, 0, stream>>>(params);
+    attendKernel<T, 64><<<grid, 32 * (a.heads / a.kvHeads), 0, stream>>>(params);
   else
-    attendKernel<T, 128><<<grid, 32, 0, stream>>>(params);
+    attendKernel<T, 128><<<grid, 32 * (a.heads / a.kvHeads), 0, stream>>>(params);
 }
 
 } // namespace
