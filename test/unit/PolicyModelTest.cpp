@@ -100,14 +100,22 @@ TEST(PolicyModelTest, CachedDecodeEqualsTheFullForward) {
     auto full = ids({{11, 12, 13, 14, 15, 16, 17, 18}, {21, 22, 23, 24, 25}}, &first);
     const auto reference = model.forward(full, first);
     const std::int64_t prompt = 4;
-    auto cache = model.makeCache(2, 16);
-    auto logits = model.prefill(full.narrow(1, 0, prompt), first, cache);
-    EXPECT_LT(maxDifference(logits, reference.select(1, prompt - 1)), 1e-5) << f.name;
-    for (std::int64_t column = prompt; column < full.size(1); ++column) {
-      auto slot = torch::full({1}, column, torch::kInt64);
-      logits = model.decode(full.select(1, column).contiguous(), slot, first, cache);
-      EXPECT_LT(maxDifference(logits, reference.select(1, column)), 1e-5) << f.name << " column " << column;
+    // Both paths: on the CPU (f32) the fused kernels never apply, Fastest is ATen.
+    EXPECT_FALSE(model.fusedDecodeFits(2)) << f.name;
+    for (auto path : {PolicyModel::DecodePath::Fastest, PolicyModel::DecodePath::ATen}) {
+      auto cache = model.makeCache(2, 16);
+      auto logits = model.prefill(full.narrow(1, 0, prompt), first, cache);
+      EXPECT_LT(maxDifference(logits, reference.select(1, prompt - 1)), 1e-5) << f.name;
+      for (std::int64_t column = prompt; column < full.size(1); ++column) {
+        auto slot = torch::full({1}, column, torch::kInt64);
+        logits = model.decode(full.select(1, column).contiguous(), slot, first, cache, path);
+        EXPECT_LT(maxDifference(logits, reference.select(1, column)), 1e-5) << f.name << " column " << column;
+      }
     }
+    // Nothing to compare where there is no fused step: reported as such, no steps run.
+    const auto paths = compareDecodePaths(model, {{1, 2, 3}, {4}}, 2, 4, 0);
+    EXPECT_FALSE(paths.fused);
+    EXPECT_EQ(paths.steps, 0);
   }
 }
 

@@ -321,6 +321,15 @@ void checkLaunch(const char *what) {
     throw std::runtime_error(std::string(what) + ": " + cudaGetErrorString(error));
 }
 
+// x is read through the read-only path while out is written: they must not share bytes.
+bool overlaps(const ProjectArgs &a) {
+  const std::size_t element = 2;
+  auto begin = [](const void *p) { return reinterpret_cast<std::uintptr_t>(p); };
+  const std::uintptr_t x0 = begin(a.x), x1 = x0 + element * a.rows * a.inFeatures;
+  const std::uintptr_t o0 = begin(a.out), o1 = o0 + element * a.rows * a.outFeatures;
+  return x0 < o1 && o0 < x1;
+}
+
 bool aligned16(const void *p) { return p == nullptr || reinterpret_cast<std::uintptr_t>(p) % 16 == 0; }
 
 // ---- attention ----
@@ -396,7 +405,8 @@ template <class T, int D> __global__ void __launch_bounds__(32 * kMaxGroup) atte
   const int lane = threadIdx.x % 32, g = threadIdx.x / 32, split = blockIdx.x, rowHead = blockIdx.y;
   const int K = p.kvHeads, G = p.heads / p.kvHeads;
   const int b = rowHead / K, kvHead = rowHead % K;
-  const long slot = *p.slot, first = p.first[b];
+  // A row whose first real slot is past this one sees only itself (as the ATen mask lets it).
+  const long slot = *p.slot, first = min(p.first[b], slot);
   const int length = static_cast<int>(slot - first) + 1; // keys [first, slot]
   if (split * kKeysPerBlock >= length)
     return;
@@ -582,7 +592,7 @@ bool projectionFits(const ProjectArgs &a) {
          a.outFeatures % rowsPerBlock == 0 && aligned16(a.x) && aligned16(a.weight) && aligned16(a.normWeight) &&
          reinterpret_cast<std::uintptr_t>(a.out) % 4 == 0 &&
          (a.prologue == Prologue::Plain || a.normWeight != nullptr) &&
-         (a.bias == nullptr || a.epilogue == Epilogue::Store);
+         (a.bias == nullptr || a.epilogue == Epilogue::Store) && !overlaps(a);
 }
 
 void projectRows(const ProjectArgs &args, void *stream) {
@@ -598,7 +608,8 @@ void projectRows(const ProjectArgs &args, void *stream) {
 
 bool attentionFits(const AttendArgs &a) {
   return (a.headDim == 64 || a.headDim == 128) && a.kvHeads > 0 && a.heads % a.kvHeads == 0 &&
-         a.heads / a.kvHeads <= kMaxGroup && a.batch > 0 && a.capacity > 0 && aligned16(a.cache);
+         a.heads / a.kvHeads <= kMaxGroup && a.batch > 0 && a.capacity > 0 && aligned16(a.cache) && aligned16(a.qkv) &&
+         aligned16(a.rotary) && aligned16(a.out);
 }
 
 std::size_t attentionPartialFloats(int batch, int heads, int kvHeads, int headDim, int capacity) {

@@ -584,6 +584,12 @@ torch::Tensor PolicyModel::decodeFused(const torch::Tensor &ids, const torch::Te
   if (slot.scalar_type() != torch::kInt64 || firstSlot.scalar_type() != torch::kInt64)
     throw std::invalid_argument("decode: slot and firstSlot are int64 tensors");
   const torch::Tensor first = firstSlot.contiguous();
+  if (cache.batch() != B || static_cast<std::int64_t>(cache.keysAndValues.size()) != config_.layers)
+    throw std::invalid_argument("decode: the cache holds " + std::to_string(cache.batch()) + " rows, the step " +
+                                std::to_string(B));
+  for (const auto &layer : cache.keysAndValues)
+    if (!layer.is_contiguous() || layer.size(3) != S)
+      throw std::invalid_argument("decode: a cache layer is not a contiguous [2, B, kvH, capacity, D] tensor");
   if (!cache.attentionCounters.defined()) {
     // Outside a graph capture: the sampler's first step is eager.
     auto floats = decode::attentionPartialFloats(B, H, K, D, S);

@@ -11,8 +11,9 @@
 //   5. down projection + residual, in place        projectRows(Plain, AddInPlace)
 //
 // Rounding follows the ATen path (PolicyModel's other decode): f32
-// accumulation, bf16/f16 results rounded where ATen rounds them, so the two
-// paths differ by summation order only. Plain C++ here: no CUDA or LibTorch
+// accumulation, bf16/f16 results rounded where ATen rounds them; the two
+// paths differ by summation order and by the attention weights, which stay
+// f32 here (SDPA's kernels may round them to bf16 before the product with v). Plain C++ here: no CUDA or LibTorch
 // header, the caller passes its stream as a void *.
 #pragma once
 
@@ -48,7 +49,8 @@ struct ProjectArgs {
 };
 
 // Whether projectRows takes this shape: rows <= kMaxRows, inFeatures a
-// multiple of 32, outFeatures of 8 (16 for SiluGate), 16-byte aligned pointers.
+// multiple of 32, outFeatures of 8 (16 for SiluGate), 16-byte aligned pointers,
+// x and out not overlapping.
 constexpr int kMaxRows = 64;
 bool projectionFits(const ProjectArgs &args);
 void projectRows(const ProjectArgs &args, void *stream);
