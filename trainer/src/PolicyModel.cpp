@@ -384,8 +384,9 @@ KvCache PolicyModel::makeCache(std::int64_t batch, std::int64_t capacity) const 
 }
 
 // As transformers: the mean square in f32, the scaled value back in the
-// input's dtype, then the weight (LibTorch >= 2.4: one fused kernel, which
-// rounds once instead of twice in bf16).
+// input's dtype, then the weight. at::rms_norm exists from LibTorch 2.4; on
+// CUDA in 2.11 (the GPU machine's) it is one fused kernel that rounds once
+// instead of twice in bf16, as the fused decode kernels do.
 torch::Tensor PolicyModel::rmsNorm(const torch::Tensor &x, const torch::Tensor &weight) const {
 #if TORCH_VERSION_MAJOR > 2 || (TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR >= 4)
   return at::rms_norm(x, {x.size(-1)}, weight, config_.rmsNormEps);
