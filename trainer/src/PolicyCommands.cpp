@@ -243,7 +243,8 @@ int sampleCheckCommand(const std::vector<std::string> &args) {
                                        {"same_argmax", paths.sameArgmax},
                                        {"max_logit_diff", paths.maxLogitDiff},
                                        {"max_abs_logit", paths.maxAbsLogit},
-                                       {"max_cache_diff", paths.maxCacheDiff}};
+                                       {"max_cache_diff", paths.maxCacheDiff},
+                                       {"max_abs_cache", paths.maxAbsCache}};
   }
   if (flags.count("completions-out")) {
     json::array rows;

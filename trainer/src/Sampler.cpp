@@ -373,12 +373,15 @@ DecodePathAgreement compareDecodePaths(const PolicyModel &model, const std::vect
     slot.add_(1);
     ++agreement.steps;
   }
-  for (std::size_t i = 0; i < reference.keysAndValues.size(); ++i)
+  for (std::size_t i = 0; i < reference.keysAndValues.size(); ++i) {
+    agreement.maxAbsCache =
+        std::max(agreement.maxAbsCache, reference.keysAndValues[i].abs().max().to(torch::kFloat32).item<double>());
     agreement.maxCacheDiff = std::max(agreement.maxCacheDiff, (reference.keysAndValues[i].to(torch::kFloat32) -
                                                                fused.keysAndValues[i].to(torch::kFloat32))
                                                                   .abs()
                                                                   .max()
                                                                   .item<double>());
+  }
   return agreement;
 }
 

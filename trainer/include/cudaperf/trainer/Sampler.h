@@ -86,7 +86,7 @@ std::vector<std::vector<float>> completionLogProbs(const PolicyModel &model,
 struct DecodePathAgreement {
   bool fused = false;
   std::int64_t steps = 0, rows = 0, sameArgmax = 0;
-  double maxLogitDiff = 0, maxAbsLogit = 0, maxCacheDiff = 0;
+  double maxLogitDiff = 0, maxAbsLogit = 0, maxCacheDiff = 0, maxAbsCache = 0;
 };
 DecodePathAgreement compareDecodePaths(const PolicyModel &model, const std::vector<std::vector<std::int64_t>> &prompts,
                                        std::int64_t group, std::int64_t steps, std::int64_t padId);
