@@ -33,7 +33,6 @@ namespace {
 constexpr int kWarps = 8;
 constexpr int kThreads = kWarps * 32;
 constexpr int kKeysPerBlock = 32;
-constexpr int kMaxGroup = 16;
 
 template <class T> struct Traits;
 
@@ -117,7 +116,7 @@ struct ProjectParams {
   const void *x, *weight, *bias, *normWeight;
   void *out;
   float eps;
-  int rows, in, out_features;
+  int rows, in, outFeatures;
 };
 
 // First row of W that tile `tile` of this block covers, this lane's row in it.
@@ -142,7 +141,7 @@ __global__ void __launch_bounds__(kThreads, MT <= 2 ? 2 : 1) projectKernel(Proje
   const T *rowOf[NT];
 #pragma unroll
   for (int t = 0; t < NT; ++t)
-    rowOf[t] = weight + static_cast<long>(weightRow<NT, EP>(t, p.out_features, group)) * p.in + quad * 8;
+    rowOf[t] = weight + static_cast<long>(weightRow<NT, EP>(t, p.outFeatures, group)) * p.in + quad * 8;
 
   // Every load of kUnroll chunks (W from DRAM, x and the norm's weight from
   // L2) is issued before any is used: one round trip per kUnroll chunks, and
@@ -262,12 +261,12 @@ __global__ void __launch_bounds__(kThreads, MT <= 2 ? 2 : 1) projectKernel(Proje
         };
         const float a0 = act(sum(2 * tile, r0), sum(2 * tile + 1, r0));
         const float a1 = act(sum(2 * tile, r0 + 1), sum(2 * tile + 1, r0 + 1));
-        *reinterpret_cast<std::uint32_t *>(out + static_cast<long>(row) * p.out_features + column) = E::pack(a0, a1);
+        *reinterpret_cast<std::uint32_t *>(out + static_cast<long>(row) * p.outFeatures + column) = E::pack(a0, a1);
       } else {
         const int column = (blockIdx.x * NT + tile) * 8 + (fragLane & 3) * 2;
         float v0 = sum(tile, r0), v1 = sum(tile, r0 + 1);
         std::uint32_t *target =
-            reinterpret_cast<std::uint32_t *>(out + static_cast<long>(row) * p.out_features + column);
+            reinterpret_cast<std::uint32_t *>(out + static_cast<long>(row) * p.outFeatures + column);
         if constexpr (EP == Epilogue::AddInPlace) {
           const std::uint32_t old = *target;
           v0 += E::low(old);
@@ -310,9 +309,7 @@ template <class T> void dispatchProject(const ProjectArgs &a, cudaStream_t strea
     return dispatchRows<T, Prologue::RmsNorm, Epilogue::SiluGate>(a, stream);
   if (a.prologue == Prologue::Plain && a.epilogue == Epilogue::AddInPlace)
     return dispatchRows<T, Prologue::Plain, Epilogue::AddInPlace>(a, stream);
-  if (a.prologue == Prologue::Plain && a.epilogue == Epilogue::Store)
-    return dispatchRows<T, Prologue::Plain, Epilogue::Store>(a, stream);
-  throw std::invalid_argument("projectRows: this prologue and epilogue are not built together");
+  throw std::invalid_argument("projectRows: this prologue and epilogue are not built together (DecodeKernels.h)");
 }
 
 void checkLaunch(const char *what) {
@@ -389,18 +386,18 @@ __device__ __forceinline__ void waitAsyncCopies() { asm volatile("cp.async.wait_
 
 // One block per (block of 32 keys, row, kv head); warp g of the block is
 // query head g of the kv head's group (a warp's serial work is one head's).
-template <class T, int D> __global__ void __launch_bounds__(32 * kMaxGroup) attendKernel(AttendParams p) {
+template <class T, int D> __global__ void __launch_bounds__(32 * kMaxGroupSize) attendKernel(AttendParams p) {
   using E = Traits<T>;
   constexpr int PER = D / 32;
   constexpr int kRow = D + 8; // padded: lane j reading key row j hits distinct banks
   constexpr int kChunks = D / 8;
   __shared__ __align__(16) T keyTile[kKeysPerBlock][kRow];
   __shared__ __align__(16) T valueTile[kKeysPerBlock][kRow];
-  __shared__ __align__(16) T heads[(kMaxGroup + 2) * D]; // this kv head's G query heads, then k, then v
+  __shared__ __align__(16) T heads[(kMaxGroupSize + 2) * D]; // this kv head's G query heads, then k, then v
   __shared__ __align__(16) T rotaryRow[2 * D];
-  __shared__ float q[kMaxGroup][D];
+  __shared__ float q[kMaxGroupSize][D];
   __shared__ float newKey[D], newValue[D], cosRow[D], sinRow[D];
-  __shared__ float weight[kMaxGroup][kKeysPerBlock];
+  __shared__ float weight[kMaxGroupSize][kKeysPerBlock];
   __shared__ int arrivedBefore;
   const int lane = threadIdx.x % 32, g = threadIdx.x / 32, split = blockIdx.x, rowHead = blockIdx.y;
   const int K = p.kvHeads, G = p.heads / p.kvHeads;
@@ -608,8 +605,8 @@ void projectRows(const ProjectArgs &args, void *stream) {
 
 bool attentionFits(const AttendArgs &a) {
   return (a.headDim == 64 || a.headDim == 128) && a.kvHeads > 0 && a.heads % a.kvHeads == 0 &&
-         a.heads / a.kvHeads <= kMaxGroup && a.batch > 0 && a.capacity > 0 && aligned16(a.cache) && aligned16(a.qkv) &&
-         aligned16(a.rotary) && aligned16(a.out);
+         a.heads / a.kvHeads <= kMaxGroupSize && a.batch > 0 && a.capacity > 0 && aligned16(a.cache) &&
+         aligned16(a.qkv) && aligned16(a.rotary) && aligned16(a.out);
 }
 
 std::size_t attentionPartialFloats(int batch, int heads, int kvHeads, int headDim, int capacity) {

@@ -568,7 +568,8 @@ bool PolicyModel::fusedDecodeFits(std::int64_t batch) const {
   const auto D = c.headDim, H = c.heads, K = c.kvHeads;
   return device_.is_cuda() && (dtype_ == torch::kBFloat16 || dtype_ == torch::kFloat16) && !hasLora() &&
          !c.outputBias && !c.mlpBias && batch > 0 && batch <= decode::kMaxRows && (D == 64 || D == 128) && K > 0 &&
-         H % K == 0 && H / K <= 16 && c.hiddenSize % 32 == 0 && (H * D) % 32 == 0 && c.intermediateSize % 32 == 0;
+         H % K == 0 && H / K <= decode::kMaxGroupSize && c.hiddenSize % 32 == 0 && (H * D) % 32 == 0 &&
+         c.intermediateSize % 32 == 0;
 #else
   (void)batch;
   return false;

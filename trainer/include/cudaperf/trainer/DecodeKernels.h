@@ -48,6 +48,8 @@ struct ProjectArgs {
   int rows = 0, inFeatures = 0, outFeatures = 0;
 };
 
+// Built together (what a layer uses): RmsNorm + Store, RmsNorm + SiluGate,
+// Plain + AddInPlace; projectRows refuses the other pairs.
 // Whether projectRows takes this shape: rows <= kMaxRows, inFeatures a
 // multiple of 32, outFeatures of 8 (16 for SiluGate), 16-byte aligned pointers,
 // x and out not overlapping.
@@ -70,7 +72,8 @@ struct AttendArgs {
   int batch = 0, heads = 0, kvHeads = 0, headDim = 0, capacity = 0;
 };
 
-// headDim 64 or 128, at most 16 query heads per kv head.
+// headDim 64 or 128, at most kMaxGroupSize query heads per kv head.
+constexpr int kMaxGroupSize = 16;
 bool attentionFits(const AttendArgs &args);
 std::size_t attentionPartialFloats(int batch, int heads, int kvHeads, int headDim, int capacity);
 void attendOneToken(const AttendArgs &args, void *stream);
