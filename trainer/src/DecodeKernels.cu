@@ -112,11 +112,42 @@ template <class T> __device__ __forceinline__ uint4 normalize(uint4 x, float rin
   return make_uint4(one(x.x, w.x), one(x.y, w.y), one(x.z, w.z), one(x.w, w.w));
 }
 
+// Prefetch ranges as the kernels take them.
+struct PrefetchRanges {
+  const char *data[kMaxPrefetches];
+  unsigned long long bytes[kMaxPrefetches];
+};
+
+PrefetchRanges prefetchRanges(const Prefetch (&prefetch)[kMaxPrefetches]) {
+  PrefetchRanges ranges{};
+  for (int i = 0; i < kMaxPrefetches; ++i) {
+    ranges.data[i] = static_cast<const char *>(prefetch[i].data);
+    ranges.bytes[i] = prefetch[i].data ? prefetch[i].bytes : 0;
+  }
+  return ranges;
+}
+
+// This block's contiguous share of each range into L2, a 128-byte line per
+// thread at a time: requests that need no register and no wait, issued after
+// the block's own loads so that those go first.
+__device__ __forceinline__ void prefetchShare(const PrefetchRanges &ranges) {
+  const unsigned long long blocks = gridDim.x * gridDim.y, block = blockIdx.y * gridDim.x + blockIdx.x;
+#pragma unroll
+  for (int i = 0; i < kMaxPrefetches; ++i) {
+    const unsigned long long lines = (ranges.bytes[i] + 127) / 128;
+    const unsigned long long share = (lines + blocks - 1) / blocks;
+    const unsigned long long begin = block * share, end = min(lines, begin + share);
+    for (unsigned long long line = begin + threadIdx.x; line < end; line += blockDim.x)
+      asm volatile("prefetch.global.L2 [%0];\n" ::"l"(ranges.data[i] + line * 128));
+  }
+}
+
 struct ProjectParams {
   const void *x, *weight, *bias, *normWeight;
   void *out;
   float eps;
   int rows, in, outFeatures;
+  PrefetchRanges prefetch;
 };
 
 // First row of W that tile `tile` of this block covers, this lane's row in it.
@@ -172,6 +203,7 @@ __global__ void __launch_bounds__(kThreads, MT <= 2 ? 2 : 1) projectKernel(Proje
     }
   };
   load(warp);
+  prefetchShare(p.prefetch);
 
   if constexpr (kNorm) {
     for (int r = warp; r < p.rows; r += kWarps) {
@@ -285,7 +317,8 @@ __global__ void __launch_bounds__(kThreads, MT <= 2 ? 2 : 1) projectKernel(Proje
 template <class T, int MT, Prologue PR, Epilogue EP> void launchProject(const ProjectArgs &a, cudaStream_t stream) {
   constexpr int NT = EP == Epilogue::SiluGate ? 4 : 1;
   const int rowsPerBlock = EP == Epilogue::SiluGate ? 16 : 8;
-  const ProjectParams params{a.x, a.weight, a.bias, a.normWeight, a.out, a.eps, a.rows, a.inFeatures, a.outFeatures};
+  const ProjectParams params{a.x,   a.weight, a.bias,       a.normWeight,  a.out,
+                             a.eps, a.rows,   a.inFeatures, a.outFeatures, prefetchRanges(a.prefetch)};
   projectKernel<T, MT, NT, PR, EP><<<a.outFeatures / rowsPerBlock, kThreads, 0, stream>>>(params);
 }
 
@@ -339,6 +372,7 @@ struct AttendParams {
   int *counters;
   float eps;
   int heads, kvHeads, capacity, splits;
+  PrefetchRanges prefetch;
 };
 
 // This lane's PER elements (d = lane + 32 i) of a head, RMS-normalised when
@@ -405,8 +439,10 @@ template <class T, int D> __global__ void __launch_bounds__(32 * kMaxGroupSize) 
   // A row whose first real slot is past this one sees only itself (as the ATen mask lets it).
   const long slot = *p.slot, first = min(p.first[b], slot);
   const int length = static_cast<int>(slot - first) + 1; // keys [first, slot]
-  if (split * kKeysPerBlock >= length)
+  if (split * kKeysPerBlock >= length) {
+    prefetchShare(p.prefetch); // the blocks past the row's keys only prefetch
     return;
+  }
   const int activeSplits = (length + kKeysPerBlock - 1) / kKeysPerBlock;
   const bool holdsThisToken = split == activeSplits - 1;
   const long base = first + static_cast<long>(split) * kKeysPerBlock;
@@ -435,6 +471,7 @@ template <class T, int D> __global__ void __launch_bounds__(32 * kMaxGroupSize) 
   const T *rotary = static_cast<const T *>(p.rotary) + static_cast<long>(length - 1) * 2 * D;
   for (int i = threadIdx.x; i < 2 * kChunks; i += blockDim.x)
     copyAsync16(rotaryRow + i * 8, rotary + i * 8);
+  prefetchShare(p.prefetch);
   waitAsyncCopies();
   __syncthreads();
   for (int d = threadIdx.x; d < D; d += blockDim.x) {
@@ -572,8 +609,9 @@ template <class T, int D> __global__ void __launch_bounds__(32 * kMaxGroupSize) 
 
 template <class T> void dispatchAttend(const AttendArgs &a, cudaStream_t stream) {
   const int splits = (a.capacity + kKeysPerBlock - 1) / kKeysPerBlock;
-  const AttendParams params{a.qkv,      a.rotary,   a.qNorm, a.kNorm, a.cache,   a.out,      a.slot, a.first,
-                            a.partials, a.counters, a.eps,   a.heads, a.kvHeads, a.capacity, splits};
+  const AttendParams params{
+      a.qkv,      a.rotary,   a.qNorm, a.kNorm, a.cache,   a.out,      a.slot, a.first,
+      a.partials, a.counters, a.eps,   a.heads, a.kvHeads, a.capacity, splits, prefetchRanges(a.prefetch)};
   const dim3 grid(splits, a.batch * a.kvHeads);
   if (a.headDim == 64)
     attendKernel<T, 64><<<grid, 32 * (a.heads / a.kvHeads), 0, stream>>>(params);

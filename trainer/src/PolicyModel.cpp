@@ -604,9 +604,13 @@ torch::Tensor PolicyModel::decodeFused(const torch::Tensor &ids, const torch::Te
   auto qkv = torch::empty({B, (H + 2 * K) * D}, options);
   auto attended = torch::empty({B, H * D}, options);
   auto activated = torch::empty({B, I}, options);
+  // Each kernel pulls a later kernel's weights into L2 (DecodeKernels.h): the
+  // attention, light on DRAM, those of gate/up; qkv those of o; o those of
+  // down; gate/up the next layer's qkv.
+  auto weightsOf = [](const torch::Tensor &t) { return decode::Prefetch{t.data_ptr(), t.nbytes()}; };
   auto project = [&](decode::Prologue prologue, decode::Epilogue epilogue, const torch::Tensor &x,
                      const torch::Tensor &weight, const torch::Tensor &bias, const torch::Tensor &norm,
-                     torch::Tensor &out) {
+                     torch::Tensor &out, decode::Prefetch prefetch) {
     decode::ProjectArgs args;
     args.element = element;
     args.prologue = prologue;
@@ -620,12 +624,15 @@ torch::Tensor PolicyModel::decodeFused(const torch::Tensor &ids, const torch::Te
     args.rows = static_cast<int>(B);
     args.inFeatures = static_cast<int>(x.size(1));
     args.outFeatures = static_cast<int>(out.size(1));
+    args.prefetch[0] = prefetch;
     decode::projectRows(args, stream);
   };
   const torch::Tensor none;
   for (std::size_t i = 0; i < layers_.size(); ++i) {
     const Layer &layer = layers_[i];
-    project(decode::Prologue::RmsNorm, decode::Epilogue::Store, hidden, layer.qkv, layer.qkvBias, layer.inputNorm, qkv);
+    const decode::Prefetch nextQkv = i + 1 < layers_.size() ? weightsOf(layers_[i + 1].qkv) : decode::Prefetch{};
+    project(decode::Prologue::RmsNorm, decode::Epilogue::Store, hidden, layer.qkv, layer.qkvBias, layer.inputNorm, qkv,
+            weightsOf(layer.output));
     decode::AttendArgs attend;
     attend.element = element;
     attend.qkv = qkv.data_ptr();
@@ -644,11 +651,13 @@ torch::Tensor PolicyModel::decodeFused(const torch::Tensor &ids, const torch::Te
     attend.kvHeads = static_cast<int>(K);
     attend.headDim = static_cast<int>(D);
     attend.capacity = static_cast<int>(S);
+    attend.prefetch[0] = weightsOf(layer.gateUp);
     decode::attendOneToken(attend, stream);
-    project(decode::Prologue::Plain, decode::Epilogue::AddInPlace, attended, layer.output, none, none, hidden);
+    project(decode::Prologue::Plain, decode::Epilogue::AddInPlace, attended, layer.output, none, none, hidden,
+            weightsOf(layer.down));
     project(decode::Prologue::RmsNorm, decode::Epilogue::SiluGate, hidden, layer.gateUp, none, layer.postNorm,
-            activated);
-    project(decode::Prologue::Plain, decode::Epilogue::AddInPlace, activated, layer.down, none, none, hidden);
+            activated, nextQkv);
+    project(decode::Prologue::Plain, decode::Epilogue::AddInPlace, activated, layer.down, none, none, hidden, {});
   }
   return logits(hidden);
 #else

@@ -24,6 +24,15 @@ namespace cudaperf::trainer::decode {
 
 enum class Element { BF16, F16 };
 
+// Bytes a later kernel of the step reads (its weights): the launch pulls them
+// into L2 while it runs, so that their DRAM time overlaps this kernel and the
+// next one finds them in L2. A hint: it changes no result.
+struct Prefetch {
+  const void *data = nullptr;
+  std::size_t bytes = 0;
+};
+constexpr int kMaxPrefetches = 2;
+
 enum class Prologue {
   Plain,  // x as it is
   RmsNorm // x * rsqrt(mean(x^2) + eps) * normWeight, rounded once (at::rms_norm)
@@ -46,6 +55,7 @@ struct ProjectArgs {
   float eps = 0;
   void *out = nullptr; // [rows, outFeatures]
   int rows = 0, inFeatures = 0, outFeatures = 0;
+  Prefetch prefetch[kMaxPrefetches];
 };
 
 // Built together (what a layer uses): RmsNorm + Store, RmsNorm + SiluGate,
@@ -70,6 +80,7 @@ struct AttendArgs {
   int *counters = nullptr;   // batch * kvHeads ints, zero before the first call (each call leaves them zero)
   void *out = nullptr;       // [batch, heads * headDim]
   int batch = 0, heads = 0, kvHeads = 0, headDim = 0, capacity = 0;
+  Prefetch prefetch[kMaxPrefetches];
 };
 
 // headDim 64 or 128, at most kMaxGroupSize query heads per kv head.
