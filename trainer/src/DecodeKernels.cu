@@ -30,8 +30,13 @@ namespace cudaperf::trainer::decode {
 
 namespace {
 
-constexpr int kWarps = 8;
-constexpr int kThreads = kWarps * 32;
+// Warps of a projection block: the norm kernels keep 8 (two blocks per SM
+// where registers allow); o and down, whose 8-row tiles number fewer than the
+// SMs at small models (896 / 8 = 112), take 16, so that one block per SM keeps
+// twice the loads of W in flight.
+template <Epilogue EP> __host__ __device__ constexpr int projectionWarps() {
+  return EP == Epilogue::AddInPlace ? 16 : 8;
+}
 constexpr int kKeysPerBlock = 32;
 
 template <class T> struct Traits;
@@ -159,7 +164,9 @@ template <int NT, Epilogue EP> __device__ __forceinline__ int weightRow(int tile
 }
 
 template <class T, int MT, int NT, Prologue PR, Epilogue EP>
-__global__ void __launch_bounds__(kThreads, MT <= 2 ? 2 : 1) projectKernel(ProjectParams p) {
+__global__ void __launch_bounds__(projectionWarps<EP>() * 32, MT <= 2 && projectionWarps<EP>() == 8 ? 2 : 1)
+    projectKernel(ProjectParams p) {
+  constexpr int kWarps = projectionWarps<EP>(), kThreads = kWarps * 32;
   using E = Traits<T>;
   __shared__ float rinv[kMaxRows];
   __shared__ float partial[kWarps][NT][128];
@@ -206,19 +213,40 @@ __global__ void __launch_bounds__(kThreads, MT <= 2 ? 2 : 1) projectKernel(Proje
   prefetchShare(p.prefetch);
 
   if constexpr (kNorm) {
-    for (int r = warp; r < p.rows; r += kWarps) {
-      const T *row = x + static_cast<long>(r) * p.in;
-      float squares = 0;
-      for (int c = lane; c < p.in / 8; c += 32) {
-        const uint4 v = loadShared(row + c * 8);
-        const std::uint32_t words[4] = {v.x, v.y, v.z, v.w};
+    // A warp's rows two at a time, each lane's loads of both (up to 4 x 16
+    // bytes a row per round) issued before any is summed: a round trip to L2
+    // per round, not per load.
+    constexpr int kPerRound = 4, kRowsAtOnce = 2;
+    const int vectors = p.in / 8;
+    for (int r0 = warp; r0 < p.rows; r0 += kRowsAtOnce * kWarps) {
+      float squares[kRowsAtOnce] = {};
+      for (int c0 = 0; c0 < vectors; c0 += 32 * kPerRound) {
+        uint4 v[kRowsAtOnce][kPerRound];
 #pragma unroll
-        for (std::uint32_t u : words)
-          squares += E::low(u) * E::low(u) + E::high(u) * E::high(u);
+        for (int j = 0; j < kRowsAtOnce; ++j)
+#pragma unroll
+          for (int i = 0; i < kPerRound; ++i) {
+            const int r = r0 + j * kWarps, c = c0 + lane + 32 * i;
+            v[j][i] = r < p.rows && c < vectors ? loadShared(x + static_cast<long>(r) * p.in + c * 8)
+                                                : make_uint4(0, 0, 0, 0);
+          }
+#pragma unroll
+        for (int j = 0; j < kRowsAtOnce; ++j)
+#pragma unroll
+          for (int i = 0; i < kPerRound; ++i) {
+            const std::uint32_t words[4] = {v[j][i].x, v[j][i].y, v[j][i].z, v[j][i].w};
+#pragma unroll
+            for (std::uint32_t u : words)
+              squares[j] += E::low(u) * E::low(u) + E::high(u) * E::high(u);
+          }
       }
-      squares = warpSum(squares);
-      if (lane == 0)
-        rinv[r] = rsqrtf(squares / static_cast<float>(p.in) + p.eps);
+#pragma unroll
+      for (int j = 0; j < kRowsAtOnce; ++j) {
+        const float total = warpSum(squares[j]);
+        const int r = r0 + j * kWarps;
+        if (lane == 0 && r < p.rows)
+          rinv[r] = rsqrtf(total / static_cast<float>(p.in) + p.eps);
+      }
     }
     __syncthreads();
   }
@@ -319,7 +347,7 @@ template <class T, int MT, Prologue PR, Epilogue EP> void launchProject(const Pr
   const int rowsPerBlock = EP == Epilogue::SiluGate ? 16 : 8;
   const ProjectParams params{a.x,   a.weight, a.bias,       a.normWeight,  a.out,
                              a.eps, a.rows,   a.inFeatures, a.outFeatures, prefetchRanges(a.prefetch)};
-  projectKernel<T, MT, NT, PR, EP><<<a.outFeatures / rowsPerBlock, kThreads, 0, stream>>>(params);
+  projectKernel<T, MT, NT, PR, EP><<<a.outFeatures / rowsPerBlock, projectionWarps<EP>() * 32, 0, stream>>>(params);
 }
 
 template <class T, Prologue PR, Epilogue EP> void dispatchRows(const ProjectArgs &a, cudaStream_t stream) {

@@ -225,14 +225,20 @@ int sampleCheckCommand(const std::vector<std::string> &args) {
     std::int64_t n = 0, cut = 0;
     for (std::size_t i = 0; i < recomputed.size(); ++i)
       for (std::size_t j = 0; j < recomputed[i].size(); ++j) {
-        // A token the forward's top-p/top-k removed: the two cuts fell on either side of it.
-        cut += std::isinf(recomputed[i][j]) ? 1 : 0;
+        // A token the forward's top-p/top-k removed: the two cuts fell on either
+        // side of it (logits a rounding apart). Counted on its own: its gap is
+        // infinite and would be the whole mean.
+        if (std::isinf(recomputed[i][j])) {
+          ++cut;
+          continue;
+        }
         const double gap = std::abs(static_cast<double>(recomputed[i][j]) - result.completions[i].logProbs[j]);
         sum += std::exp(gap);
         worst = std::max(worst, gap);
         ++n;
       }
-    out["logprob_agreement"] = n ? sum / static_cast<double>(n) : 1.0; // mean exp|logp_forward - logp_sample|
+    // mean exp|logp_forward - logp_sample| over the tokens the forward keeps
+    out["logprob_agreement"] = n ? sum / static_cast<double>(n) : 1.0;
     out["logprob_max_abs_diff"] = worst;
     out["logprob_removed_by_forward"] = cut;
   }
