@@ -19,6 +19,8 @@
 // Only the row's real keys [first, slot] are read.
 #include "cudaperf/trainer/DecodeKernels.h"
 
+#include "WarpReduce.cuh"
+
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
@@ -30,13 +32,29 @@ namespace cudaperf::trainer::decode {
 
 namespace {
 
-// Warps of a projection block: the norm kernels keep 8 (two blocks per SM
-// where registers allow); o and down, whose 8-row tiles number fewer than the
-// SMs at small models (896 / 8 = 112), take 16, so that one block per SM keeps
-// twice the loads of W in flight.
+// A projection block's shape, per epilogue and m-tiles of x (tuned on the
+// H200 with cudaperf-decode-bench at Qwen2-0.5B's shape):
+// - warps: the norm kernels keep 8; o and down, whose 8-row tiles number
+//   fewer than the SMs at small models (896 / 8 = 112), take 16, so that one
+//   block per SM keeps twice the loads of W in flight;
+// - blocks per SM (__launch_bounds__, hence the registers a thread may use):
+//   gate/up's 4864 / 16 = 304 blocks fit one wave at three a SM (at two, a
+//   second partial wave: 14.8 us against 9.0 us);
+// - the load budget: 16-byte loads a lane issues before it uses any (W, x
+//   and the norm's weight), what those registers allow.
 template <Epilogue EP> __host__ __device__ constexpr int projectionWarps() {
   return EP == Epilogue::AddInPlace ? 16 : 8;
 }
+template <Epilogue EP, int MT> __host__ __device__ constexpr int projectionBlocksPerSm() {
+  if (projectionWarps<EP>() != 8 || MT > 2)
+    return 1;
+  return EP == Epilogue::SiluGate ? 3 : 2;
+}
+template <Epilogue EP, int MT> __host__ __device__ constexpr int projectionLoadBudget() {
+  return projectionBlocksPerSm<EP, MT>() >= 3 ? 12 : 24;
+}
+// Keys per attention block. 64 (fewer blocks, each twice the serial work)
+// measured slower on the H200: 11.1 us against 9.4 us at 16 rows, 320 keys.
 constexpr int kKeysPerBlock = 32;
 
 template <class T> struct Traits;
@@ -82,20 +100,6 @@ template <> struct Traits<__half> {
         : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1));
   }
 };
-
-__device__ __forceinline__ float warpSum(float v) {
-#pragma unroll
-  for (int offset = 16; offset > 0; offset >>= 1)
-    v += __shfl_xor_sync(0xffffffffu, v, offset);
-  return v;
-}
-
-__device__ __forceinline__ float warpMax(float v) {
-#pragma unroll
-  for (int offset = 16; offset > 0; offset >>= 1)
-    v = fmaxf(v, __shfl_xor_sync(0xffffffffu, v, offset));
-  return v;
-}
 
 // Weights are read once per step: past L1.
 __device__ __forceinline__ uint4 loadStreaming(const void *p) {
@@ -147,6 +151,27 @@ __device__ __forceinline__ void prefetchShare(const PrefetchRanges &ranges) {
   }
 }
 
+// Programmatic dependent launch (sm_90 and later; DecodeKernels.h): a kernel
+// starts while the one before it in the stream still runs. It issues only the
+// reads of what no kernel of the step writes (weights, the rotary table, keys
+// and values of earlier steps) before waitForPrevious(), which returns once
+// that kernel has completed and its writes are visible. Every kernel here
+// waits in at least one block before it exits, so the previous kernel's
+// completion implies that of all before it. letNextLaunch() lets the next
+// kernel's blocks be scheduled as soon as this grid's have all started.
+// Without the launch attribute (or before sm_90) both are no-ops.
+__device__ __forceinline__ void waitForPrevious() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.wait;\n" ::: "memory");
+#endif
+}
+
+__device__ __forceinline__ void letNextLaunch() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;\n" ::: "memory");
+#endif
+}
+
 struct ProjectParams {
   const void *x, *weight, *bias, *normWeight;
   void *out;
@@ -164,7 +189,7 @@ template <int NT, Epilogue EP> __device__ __forceinline__ int weightRow(int tile
 }
 
 template <class T, int MT, int NT, Prologue PR, Epilogue EP>
-__global__ void __launch_bounds__(projectionWarps<EP>() * 32, MT <= 2 && projectionWarps<EP>() == 8 ? 2 : 1)
+__global__ void __launch_bounds__(projectionWarps<EP>() * 32, projectionBlocksPerSm<EP, MT>())
     projectKernel(ProjectParams p) {
   constexpr int kWarps = projectionWarps<EP>(), kThreads = kWarps * 32;
   using E = Traits<T>;
@@ -186,19 +211,30 @@ __global__ void __launch_bounds__(projectionWarps<EP>() * 32, MT <= 2 && project
   // the first one's overlaps the norm's prologue.
   constexpr bool kNorm = PR == Prologue::RmsNorm;
   constexpr int kLoadsPerChunk = NT + 2 * MT + (kNorm ? 1 : 0);
-  constexpr int kUnroll = 24 / kLoadsPerChunk > 8 ? 8 : 24 / kLoadsPerChunk < 1 ? 1 : 24 / kLoadsPerChunk;
+  constexpr int kBudget = projectionLoadBudget<EP, MT>();
+  constexpr int kUnroll = kBudget / kLoadsPerChunk > 8   ? 8
+                          : kBudget / kLoadsPerChunk < 1 ? 1
+                                                         : kBudget / kLoadsPerChunk;
   constexpr int kStep = kWarps * kUnroll;
   uint4 w[kUnroll][NT], xa[kUnroll][MT], xb[kUnroll][MT], nw[kUnroll];
-  auto load = [&](int c0) {
+  auto loadWeights = [&](int c0) {
+#pragma unroll
+    for (int u = 0; u < kUnroll; ++u) {
+      const int c = c0 + u * kWarps;
+      if (c >= chunks)
+        break;
+#pragma unroll
+      for (int t = 0; t < NT; ++t)
+        w[u][t] = loadStreaming(rowOf[t] + c * 32);
+    }
+  };
+  auto loadInputs = [&](int c0) {
 #pragma unroll
     for (int u = 0; u < kUnroll; ++u) {
       const int c = c0 + u * kWarps;
       if (c >= chunks)
         break;
       const int k = c * 32 + quad * 8;
-#pragma unroll
-      for (int t = 0; t < NT; ++t)
-        w[u][t] = loadStreaming(rowOf[t] + c * 32);
 #pragma unroll
       for (int m = 0; m < MT; ++m) {
         const int rowA = m * 16 + group, rowB = rowA + 8;
@@ -209,8 +245,12 @@ __global__ void __launch_bounds__(projectionWarps<EP>() * 32, MT <= 2 && project
         nw[u] = loadShared(normWeight + k);
     }
   };
-  load(warp);
+  // W's first loads and the prefetch overlap the previous kernel; x is its result.
+  loadWeights(warp);
   prefetchShare(p.prefetch);
+  letNextLaunch();
+  waitForPrevious();
+  loadInputs(warp);
 
   if constexpr (kNorm) {
     // A warp's rows two at a time, each lane's loads of both (up to 4 x 16
@@ -282,8 +322,10 @@ __global__ void __launch_bounds__(projectionWarps<EP>() * 32, MT <= 2 && project
         }
       }
     }
-    if (c0 + kStep < chunks)
-      load(c0 + kStep);
+    if (c0 + kStep < chunks) {
+      loadWeights(c0 + kStep);
+      loadInputs(c0 + kStep);
+    }
   }
 
   // Per 16 rows of x: the warps' fragments summed in warp order, then the epilogue
@@ -342,12 +384,37 @@ __global__ void __launch_bounds__(projectionWarps<EP>() * 32, MT <= 2 && project
   }
 }
 
+// Whether the current device runs programmatic dependent launches (sm_90 and later).
+bool dependentLaunchRuns() {
+  int device = 0, major = 0;
+  return cudaGetDevice(&device) == cudaSuccess &&
+         cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device) == cudaSuccess && major >= 9;
+}
+
+template <class Params>
+void launchKernel(void (*kernel)(Params), dim3 grid, int threads, bool overlapPrevious, cudaStream_t stream,
+                  const Params &params) {
+  cudaLaunchAttribute attribute{};
+  attribute.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  attribute.val.programmaticStreamSerializationAllowed = 1;
+  cudaLaunchConfig_t config{};
+  config.gridDim = grid;
+  config.blockDim = dim3(threads);
+  config.stream = stream;
+  config.attrs = &attribute;
+  config.numAttrs = overlapPrevious && dependentLaunchRuns() ? 1 : 0;
+  const cudaError_t error = cudaLaunchKernelEx(&config, kernel, params);
+  if (error != cudaSuccess)
+    throw std::runtime_error(std::string("decode kernel launch: ") + cudaGetErrorString(error));
+}
+
 template <class T, int MT, Prologue PR, Epilogue EP> void launchProject(const ProjectArgs &a, cudaStream_t stream) {
   constexpr int NT = EP == Epilogue::SiluGate ? 4 : 1;
   const int rowsPerBlock = EP == Epilogue::SiluGate ? 16 : 8;
   const ProjectParams params{a.x,   a.weight, a.bias,       a.normWeight,  a.out,
                              a.eps, a.rows,   a.inFeatures, a.outFeatures, prefetchRanges(a.prefetch)};
-  projectKernel<T, MT, NT, PR, EP><<<a.outFeatures / rowsPerBlock, projectionWarps<EP>() * 32, 0, stream>>>(params);
+  launchKernel(projectKernel<T, MT, NT, PR, EP>, dim3(a.outFeatures / rowsPerBlock), projectionWarps<EP>() * 32,
+               a.overlapPrevious, stream, params);
 }
 
 template <class T, Prologue PR, Epilogue EP> void dispatchRows(const ProjectArgs &a, cudaStream_t stream) {
@@ -446,20 +513,21 @@ __device__ __forceinline__ void copyAsync16(void *shared, const void *global) {
 
 __device__ __forceinline__ void waitAsyncCopies() { asm volatile("cp.async.wait_all;\n" ::: "memory"); }
 
-// One block per (block of 32 keys, row, kv head); warp g of the block is
+// One block per (block of KPB keys, row, kv head); warp g of the block is
 // query head g of the kv head's group (a warp's serial work is one head's).
-template <class T, int D> __global__ void __launch_bounds__(32 * kMaxGroupSize) attendKernel(AttendParams p) {
+template <class T, int D, int KPB = kKeysPerBlock>
+__global__ void __launch_bounds__(32 * kMaxGroupSize) attendKernel(AttendParams p) {
   using E = Traits<T>;
-  constexpr int PER = D / 32;
-  constexpr int kRow = D + 8; // padded: lane j reading key row j hits distinct banks
+  constexpr int PER = D / 32, KPL = KPB / 32; // keys per lane
+  constexpr int kRow = D + 8;                 // padded: lane j reading key row j hits distinct banks
   constexpr int kChunks = D / 8;
-  __shared__ __align__(16) T keyTile[kKeysPerBlock][kRow];
-  __shared__ __align__(16) T valueTile[kKeysPerBlock][kRow];
+  __shared__ __align__(16) T keyTile[KPB][kRow];
+  __shared__ __align__(16) T valueTile[KPB][kRow];
   __shared__ __align__(16) T heads[(kMaxGroupSize + 2) * D]; // this kv head's G query heads, then k, then v
   __shared__ __align__(16) T rotaryRow[2 * D];
   __shared__ float q[kMaxGroupSize][D];
   __shared__ float newKey[D], newValue[D], cosRow[D], sinRow[D];
-  __shared__ float weight[kMaxGroupSize][kKeysPerBlock];
+  __shared__ float weight[kMaxGroupSize][KPB];
   __shared__ int arrivedBefore;
   const int lane = threadIdx.x % 32, g = threadIdx.x / 32, split = blockIdx.x, rowHead = blockIdx.y;
   const int K = p.kvHeads, G = p.heads / p.kvHeads;
@@ -467,18 +535,19 @@ template <class T, int D> __global__ void __launch_bounds__(32 * kMaxGroupSize) 
   // A row whose first real slot is past this one sees only itself (as the ATen mask lets it).
   const long slot = *p.slot, first = min(p.first[b], slot);
   const int length = static_cast<int>(slot - first) + 1; // keys [first, slot]
-  if (split * kKeysPerBlock >= length) {
+  if (split * KPB >= length) {
     prefetchShare(p.prefetch); // the blocks past the row's keys only prefetch
     return;
   }
-  const int activeSplits = (length + kKeysPerBlock - 1) / kKeysPerBlock;
+  const int activeSplits = (length + KPB - 1) / KPB;
   const bool holdsThisToken = split == activeSplits - 1;
-  const long base = first + static_cast<long>(split) * kKeysPerBlock;
-  const int inBlock = min(kKeysPerBlock, length - split * kKeysPerBlock);
+  const long base = first + static_cast<long>(split) * KPB;
+  const int inBlock = min(KPB, length - split * KPB);
 
   // Every global read of the block in flight at once (cp.async): the cached
-  // keys and values of this block (not this token's slot: it is written now),
-  // the q heads, this token's k and v, the rotary row.
+  // keys and values of this block (not this token's slot: it is written now)
+  // and the rotary row while the previous kernel still runs, then the q
+  // heads and this token's k and v, its results.
   T *keys = static_cast<T *>(p.cache) + (static_cast<long>(b) * K + kvHead) * p.capacity * D;
   T *values = keys + static_cast<long>(gridDim.y) * p.capacity * D; // the cache's second half
   for (int i = threadIdx.x; i < inBlock * kChunks; i += blockDim.x) {
@@ -488,6 +557,12 @@ template <class T, int D> __global__ void __launch_bounds__(32 * kMaxGroupSize) 
       copyAsync16(&valueTile[j][c * 8], values + (base + j) * D + c * 8);
     }
   }
+  const T *rotary = static_cast<const T *>(p.rotary) + static_cast<long>(length - 1) * 2 * D;
+  for (int i = threadIdx.x; i < 2 * kChunks; i += blockDim.x)
+    copyAsync16(rotaryRow + i * 8, rotary + i * 8);
+  prefetchShare(p.prefetch);
+  letNextLaunch();
+  waitForPrevious();
   const T *row = static_cast<const T *>(p.qkv) + static_cast<long>(b) * (p.heads + 2 * K) * D;
   for (int i = threadIdx.x; i < G * kChunks; i += blockDim.x)
     copyAsync16(heads + i * 8, row + kvHead * G * D + i * 8);
@@ -496,10 +571,6 @@ template <class T, int D> __global__ void __launch_bounds__(32 * kMaxGroupSize) 
       const int which = i / kChunks, c = i % kChunks; // 0: k, 1: v
       copyAsync16(heads + (G + which) * D + c * 8, row + (p.heads + which * K + kvHead) * D + c * 8);
     }
-  const T *rotary = static_cast<const T *>(p.rotary) + static_cast<long>(length - 1) * 2 * D;
-  for (int i = threadIdx.x; i < 2 * kChunks; i += blockDim.x)
-    copyAsync16(rotaryRow + i * 8, rotary + i * 8);
-  prefetchShare(p.prefetch);
   waitAsyncCopies();
   __syncthreads();
   for (int d = threadIdx.x; d < D; d += blockDim.x) {
@@ -531,31 +602,42 @@ template <class T, int D> __global__ void __launch_bounds__(32 * kMaxGroupSize) 
   }
   __syncthreads();
 
-  // Scores of head g: lane j takes key base + j.
-  const long position = base + lane;
-  const bool real = lane < inBlock;
-  float score = 0;
-  if (real) {
-    if (position == slot) {
-#pragma unroll 8
-      for (int d = 0; d < D; ++d)
-        score += newKey[d] * q[g][d];
-    } else {
+  // Scores of head g: lane j takes keys base + j + 32 k.
+  float scaled[KPL];
+  float best = -INFINITY;
 #pragma unroll
-      for (int c = 0; c < kChunks; ++c) {
-        const uint4 packed = *reinterpret_cast<const uint4 *>(&keyTile[lane][c * 8]);
-        const float *qc = &q[g][c * 8];
-        score += E::low(packed.x) * qc[0] + E::high(packed.x) * qc[1] + E::low(packed.y) * qc[2] +
-                 E::high(packed.y) * qc[3] + E::low(packed.z) * qc[4] + E::high(packed.z) * qc[5] +
-                 E::low(packed.w) * qc[6] + E::high(packed.w) * qc[7];
+  for (int k = 0; k < KPL; ++k) {
+    const int j = lane + 32 * k;
+    const long position = base + j;
+    float score = 0;
+    if (j < inBlock) {
+      if (position == slot) {
+#pragma unroll 8
+        for (int d = 0; d < D; ++d)
+          score += newKey[d] * q[g][d];
+      } else {
+#pragma unroll
+        for (int c = 0; c < kChunks; ++c) {
+          const uint4 packed = *reinterpret_cast<const uint4 *>(&keyTile[j][c * 8]);
+          const float *qc = &q[g][c * 8];
+          score += E::low(packed.x) * qc[0] + E::high(packed.x) * qc[1] + E::low(packed.y) * qc[2] +
+                   E::high(packed.y) * qc[3] + E::low(packed.z) * qc[4] + E::high(packed.z) * qc[5] +
+                   E::low(packed.w) * qc[6] + E::high(packed.w) * qc[7];
+        }
       }
     }
+    scaled[k] = j < inBlock ? score * (1.0f / sqrtf(static_cast<float>(D))) : -INFINITY;
+    best = fmaxf(best, scaled[k]);
   }
-  const float scaled = real ? score * (1.0f / sqrtf(static_cast<float>(D))) : -INFINITY;
-  const float best = warpMax(scaled); // lane 0's key is real: finite
-  const float e = real ? expf(scaled - best) : 0.0f;
-  const float total = warpSum(e);
-  weight[g][lane] = e;
+  best = warpMax(best); // lane 0's first key is real: finite
+  float laneMass = 0;
+#pragma unroll
+  for (int k = 0; k < KPL; ++k) {
+    const float e = lane + 32 * k < inBlock ? expf(scaled[k] - best) : 0.0f;
+    weight[g][lane + 32 * k] = e;
+    laneMass += e;
+  }
+  const float total = warpSum(laneMass);
   __syncwarp();
 
   float acc[PER];
@@ -587,14 +669,18 @@ template <class T, int D> __global__ void __launch_bounds__(32 * kMaxGroupSize) 
     mine[D] = best;
     mine[D + 1] = total;
   }
-  __threadfence();
+  // One thread's fence after the barrier publishes the whole block's
+  // partials (the barrier orders them before it), as a grid barrier does; the
+  // last block's fence after the atomic, before its barrier, orders its reads.
   __syncthreads();
-  if (threadIdx.x == 0)
+  if (threadIdx.x == 0) {
+    __threadfence();
     arrivedBefore = atomicAdd(p.counters + rowHead, 1);
+    __threadfence();
+  }
   __syncthreads();
   if (arrivedBefore != activeSplits - 1)
     return;
-  __threadfence();
   // The last block: warp g combines head g, the splits' maxima and masses
   // read by the lanes in parallel, each lane's dimensions summed in split order.
   const float *all = p.partials + static_cast<long>(rowHead) * p.splits * G * stride;
@@ -635,16 +721,20 @@ template <class T, int D> __global__ void __launch_bounds__(32 * kMaxGroupSize) 
     p.counters[rowHead] = 0; // ready for the next layer and step
 }
 
-template <class T> void dispatchAttend(const AttendArgs &a, cudaStream_t stream) {
-  const int splits = (a.capacity + kKeysPerBlock - 1) / kKeysPerBlock;
-  const AttendParams params{
+template <class T, int D> void launchAttend(const AttendArgs &a, cudaStream_t stream) {
+  AttendParams params{
       a.qkv,      a.rotary,   a.qNorm, a.kNorm, a.cache,   a.out,      a.slot, a.first,
-      a.partials, a.counters, a.eps,   a.heads, a.kvHeads, a.capacity, splits, prefetchRanges(a.prefetch)};
-  const dim3 grid(splits, a.batch * a.kvHeads);
+      a.partials, a.counters, a.eps,   a.heads, a.kvHeads, a.capacity, 0,      prefetchRanges(a.prefetch)};
+  params.splits = (a.capacity + kKeysPerBlock - 1) / kKeysPerBlock;
+  launchKernel(attendKernel<T, D>, dim3(params.splits, a.batch * a.kvHeads), 32 * (a.heads / a.kvHeads),
+               a.overlapPrevious, stream, params);
+}
+
+template <class T> void dispatchAttend(const AttendArgs &a, cudaStream_t stream) {
   if (a.headDim == 64)
-    attendKernel<T, 64><<<grid, 32 * (a.heads / a.kvHeads), 0, stream>>>(params);
+    launchAttend<T, 64>(a, stream);
   else
-    attendKernel<T, 128><<<grid, 32 * (a.heads / a.kvHeads), 0, stream>>>(params);
+    launchAttend<T, 128>(a, stream);
 }
 
 } // namespace

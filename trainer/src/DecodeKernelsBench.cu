@@ -2,9 +2,10 @@
 // on random weights of a model's shape (Qwen2-0.5B's by default): each kernel
 // kind timed over every layer's own weights (so that L2 holds none of them),
 // then the whole stack of layers as one CUDA graph, with and without the L2
-// prefetch of the next kernel's weights, against the stack's bandwidth bound
-// (weights + keys and values in use, once, at --bandwidth). The two stacks
-// must give the same bits: a prefetch is a hint.
+// prefetch of the next kernel's weights and with and without programmatic
+// dependent launch (each kernel starting while the previous one runs),
+// against the stack's bandwidth bound (weights + keys and values in use,
+// once, at --bandwidth). Every variant must give the same bits.
 //
 //   cudaperf-decode-bench [--rows 16] [--context 320] [--layers 24] [--hidden 896]
 //       [--intermediate 4864] [--heads 14] [--kv-heads 2] [--head-dim 64]
@@ -133,14 +134,16 @@ public:
   }
 
   // One kernel of layer l; with prefetch, the weights of a later kernel of the
-  // step are pulled into L2 as PolicyModel's decode step does.
-  void launch(int kind, int l, bool prefetch, cudaStream_t stream) const {
+  // step are pulled into L2 as PolicyModel's decode step does; with overlap,
+  // it is a programmatic dependent launch.
+  void launch(int kind, int l, bool prefetch, bool overlap, cudaStream_t stream) const {
     const Layer &layer = layers_[l];
     const Layer *next = l + 1 < s_.layers ? &layers_[l + 1] : nullptr;
     auto fetch = [&](const Buffer &b) { return decode::Prefetch{b.data, b.bytes}; };
     decode::ProjectArgs p;
     p.eps = 1e-6f;
     p.rows = s_.rows;
+    p.overlapPrevious = overlap;
     if (kind == Attention) {
       decode::AttendArgs a;
       a.qkv = qkvOut_.data;
@@ -154,6 +157,7 @@ public:
       a.out = attended_.data;
       a.batch = s_.rows, a.heads = s_.heads, a.kvHeads = s_.kvHeads, a.headDim = s_.headDim;
       a.capacity = s_.capacity;
+      a.overlapPrevious = overlap;
       if (prefetch)
         a.prefetch[0] = fetch(layer.gateUp);
       decode::attendOneToken(a, stream);
@@ -296,7 +300,7 @@ int main(int argc, char **argv) try {
     const double us = timeGraph(
                           [&](cudaStream_t st) {
                             for (int l = 0; l < s.layers; ++l)
-                              model.launch(kind, l, false, st);
+                              model.launch(kind, l, false, false, st);
                           },
                           s.repeat, stream) /
                       s.layers;
@@ -308,37 +312,49 @@ int main(int argc, char **argv) try {
     json += std::string(kind ? ", " : "") + "\"" + Model::name(kind) + "_us\": " + std::to_string(us);
   }
 
-  // The stack of layers, as the decode step runs it, without and with prefetch.
+  // The stack of layers, as the decode step runs it, in each variant.
+  struct Variant {
+    const char *name;
+    bool prefetch, overlap;
+  };
+  const Variant variants[] = {{"stack", false, false},
+                              {"stack_prefetch", true, false},
+                              {"stack_overlap", false, true},
+                              {"stack_overlap_prefetch", true, true}};
   const auto state = model.state();
   const auto initial = snapshot(state);
-  auto stack = [&](bool prefetch) {
-    return [&model, &s, prefetch](cudaStream_t st) {
+  auto stack = [&](const Variant &v) {
+    return [&model, &s, v](cudaStream_t st) {
       for (int l = 0; l < s.layers; ++l)
         for (int kind = 0; kind < Model::Kinds; ++kind)
-          model.launch(kind, l, prefetch, st);
+          model.launch(kind, l, v.prefetch, v.overlap, st);
     };
   };
   std::vector<std::vector<std::vector<char>>> results;
-  for (bool prefetch : {false, true}) {
+  for (const Variant &v : variants) {
     restore(state, initial);
-    stack(prefetch)(stream);
+    stack(v)(stream);
     check(cudaStreamSynchronize(stream), "stack");
     results.push_back(snapshot(state));
   }
   bool same = true;
-  for (std::size_t i = 0; i < state.size(); ++i)
-    same = same && std::memcmp(results[0][i].data(), results[1][i].data(), state[i].bytes) == 0;
-  const double plain = timeGraph(stack(false), s.repeat, stream);
-  const double prefetched = timeGraph(stack(true), s.repeat, stream);
+  for (std::size_t r = 1; r < results.size(); ++r)
+    for (std::size_t i = 0; i < state.size(); ++i)
+      same = same && std::memcmp(results[0][i].data(), results[r][i].data(), state[i].bytes) == 0;
   const double bound = 1e6 * (model.weightBytes() + kvBytes) / s.bandwidth;
-  std::printf("  kernels one kind at a time: %.1f us for the stack\n", kindSum);
-  std::printf(
-      "  stack as one graph: %.1f us; with L2 prefetch %.1f us (%.2fx); bound %.1f us: %.0f%% and %.0f%% of it\n",
-      plain, prefetched, plain / prefetched, bound, 100 * bound / plain, 100 * bound / prefetched);
-  std::printf("  prefetch leaves the results bit for bit equal: %s\n", same ? "yes" : "NO");
-  json += ", \"kinds_sum_us\": " + std::to_string(kindSum) + ", \"stack_us\": " + std::to_string(plain) +
-          ", \"stack_prefetch_us\": " + std::to_string(prefetched) + ", \"bound_us\": " + std::to_string(bound) +
-          ", \"prefetch_same_bits\": " + (same ? "true" : "false") + "}";
+  std::printf("  kernels one kind at a time: %.1f us for the stack; bound %.1f us\n", kindSum, bound);
+  json += ", \"kinds_sum_us\": " + std::to_string(kindSum) + ", \"bound_us\": " + std::to_string(bound);
+  double plain = 0;
+  for (const Variant &v : variants) {
+    const double us = timeGraph(stack(v), s.repeat, stream);
+    if (!plain)
+      plain = us;
+    std::printf("  %-24s %8.1f us (%.2fx of the plain stack), %.0f%% of the bound\n", v.name, us, plain / us,
+                100 * bound / us);
+    json += std::string(", \"") + v.name + "_us\": " + std::to_string(us);
+  }
+  std::printf("  every variant leaves the results bit for bit equal: %s\n", same ? "yes" : "NO");
+  json += std::string(", \"variants_same_bits\": ") + (same ? "true" : "false") + "}";
   std::printf("%s\n", json.c_str());
   return same ? 0 : 1;
 } catch (const std::exception &e) {

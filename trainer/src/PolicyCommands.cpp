@@ -252,6 +252,17 @@ int sampleCheckCommand(const std::vector<std::string> &args) {
                                        {"max_cache_diff", paths.maxCacheDiff},
                                        {"max_abs_cache", paths.maxAbsCache}};
   }
+  if (device.is_cuda() && options.temperature > 0 && options.fusedDecode) {
+    // The fused draw against the ATen one on logits of the model's vocabulary
+    // spread as a model's are (a few ids far above the rest).
+    auto generator = at::detail::createCPUGenerator(options.seed + 1);
+    auto logits = at::randn({16, model.config().vocabSize}, generator, torch::kFloat32) * 2.5;
+    logits = logits.to(device).contiguous();
+    const auto draws = trainer::compareDrawPaths(logits, options, 64, options.seed + 2);
+    if (draws.fused)
+      out["draw_paths"] = json::object{
+          {"draws", draws.draws}, {"same_tokens", draws.sameTokens}, {"max_logprob_diff", draws.maxLogProbDiff}};
+  }
   if (flags.count("completions-out")) {
     json::array rows;
     for (const auto &completion : result.completions) {

@@ -1,5 +1,6 @@
 #include "cudaperf/trainer/Sampler.h"
 
+#include "cudaperf/trainer/TokenDrawKernels.h"
 #include "cudaperf/trainer/Tokenizer.h"
 
 #include <torch/cuda.h>
@@ -35,6 +36,48 @@ void synchronize(const torch::Device &device) {
     torch::cuda::synchronize(device.index());
 }
 
+std::pair<torch::Tensor, torch::Tensor> atenDraw(const torch::Tensor &logits, const torch::Tensor &uniforms,
+                                                 const SamplingOptions &options) {
+  auto logProbs = samplingLogProbs(logits, options);
+  auto tokens = inverseCdfDraw(logProbs, uniforms);
+  return {tokens, logProbs.gather(-1, tokens.unsqueeze(1)).squeeze(1)};
+}
+
+// The draw in two kernels (TokenDrawKernels.h) where it computes the same
+// distribution: CUDA f32 logits, no top-k or top-p. Undefined tensors where not.
+std::pair<torch::Tensor, torch::Tensor> fusedDraw(const torch::Tensor &logits, const torch::Tensor &uniforms,
+                                                  const SamplingOptions &options) {
+#ifdef CUDAPERF_FUSED_DECODE
+  const auto V = logits.size(-1);
+  const bool plainDistribution = (options.topK <= 0 || options.topK >= V) && options.topP >= 1.0;
+  if (!plainDistribution || !logits.is_cuda() || logits.dim() != 2 || logits.scalar_type() != torch::kFloat32 ||
+      !logits.is_contiguous() || !uniforms.is_contiguous() || uniforms.scalar_type() != torch::kFloat32)
+    return {};
+  const auto B = logits.size(0);
+  auto tokens = torch::empty({B}, logits.options().dtype(torch::kInt64));
+  auto logProbs = torch::empty({B}, logits.options());
+  decode::DrawArgs args;
+  args.logits = logits.data_ptr<float>();
+  args.uniforms = uniforms.data_ptr<float>();
+  args.temperature = static_cast<float>(options.temperature);
+  args.tokens = tokens.data_ptr<std::int64_t>();
+  args.logProbs = logProbs.data_ptr<float>();
+  args.rows = static_cast<int>(B);
+  args.vocab = static_cast<int>(V);
+  args.workspace = reinterpret_cast<float *>(16); // aligned, non-null: drawFits asks for the shape first
+  if (!decode::drawFits(args))
+    return {};
+  auto workspace =
+      torch::empty({static_cast<std::int64_t>(decode::drawWorkspaceFloats(args.rows, args.vocab))}, logits.options());
+  args.workspace = workspace.data_ptr<float>();
+  decode::drawTokens(args, c10::cuda::getCurrentCUDAStream(logits.device().index()).stream());
+  return {tokens, logProbs};
+#else
+  (void)logits, (void)uniforms, (void)options;
+  return {};
+#endif
+}
+
 // Draws one token per row from logits [B, V] with uniforms u [B] in (0, 1).
 // Returns (tokens, log-probs).
 std::pair<torch::Tensor, torch::Tensor> choose(const torch::Tensor &logits, const torch::Tensor &uniforms,
@@ -43,9 +86,12 @@ std::pair<torch::Tensor, torch::Tensor> choose(const torch::Tensor &logits, cons
     auto tokens = logits.argmax(-1);
     return {tokens, torch::zeros({logits.size(0)}, logits.options())};
   }
-  auto logProbs = samplingLogProbs(logits, options);
-  auto tokens = inverseCdfDraw(logProbs, uniforms);
-  return {tokens, logProbs.gather(-1, tokens.unsqueeze(1)).squeeze(1)};
+  if (options.fusedDecode) {
+    auto drawn = fusedDraw(logits, uniforms, options);
+    if (drawn.first.defined())
+      return drawn;
+  }
+  return atenDraw(logits, uniforms, options);
 }
 
 // Rows left-padded to the longest prompt (G rows per prompt): every row's
@@ -73,7 +119,7 @@ torch::Tensor inverseCdfDraw(const torch::Tensor &logProbs, const torch::Tensor 
   // blocks on the GPU (0.2 ms for Qwen's 151,936 ids, most of a sampling
   // step); the sums of blocks of kBlock ids, then the one block the target
   // falls in, are short scans of many rows.
-  constexpr std::int64_t kBlock = 128;
+  constexpr std::int64_t kBlock = decode::kInverseCdfBlock; // the fused draw's too
   const auto B = logProbs.size(0), V = logProbs.size(1);
   const auto blocks = (V + kBlock - 1) / kBlock;
   auto probabilities = logProbs.exp();
@@ -381,6 +427,28 @@ DecodePathAgreement compareDecodePaths(const PolicyModel &model, const std::vect
                                                                   .abs()
                                                                   .max()
                                                                   .item<double>());
+  }
+  return agreement;
+}
+
+DrawPathAgreement compareDrawPaths(const torch::Tensor &logits, const SamplingOptions &options, std::int64_t trials,
+                                   std::uint64_t seed) {
+  DrawPathAgreement agreement;
+  torch::NoGradGuard noGrad;
+  auto generator = at::detail::createCPUGenerator(seed);
+  for (std::int64_t t = 0; t < trials; ++t) {
+    auto uniforms = (at::rand({logits.size(0)}, generator, torch::kFloat32) * (1 - 2e-7) + 1e-7).to(logits.device());
+    auto [tokens, logProbs] = fusedDraw(logits, uniforms, options);
+    if (!tokens.defined())
+      return agreement;
+    agreement.fused = true;
+    auto reference = samplingLogProbs(logits, options);
+    auto expected = inverseCdfDraw(reference, uniforms);
+    agreement.draws += logits.size(0);
+    agreement.sameTokens += (tokens == expected).sum().item<std::int64_t>();
+    // The fused log-prob against ATen's at the token the fused draw chose.
+    auto atChosen = reference.gather(-1, tokens.unsqueeze(1)).squeeze(1);
+    agreement.maxLogProbDiff = std::max(agreement.maxLogProbDiff, (atChosen - logProbs).abs().max().item<double>());
   }
   return agreement;
 }

@@ -33,6 +33,13 @@ struct Prefetch {
 };
 constexpr int kMaxPrefetches = 2;
 
+// overlapPrevious: launched as a programmatic dependent launch (sm_90 and
+// later; ignored before): the kernel starts while the previous kernel of the
+// stream still runs and reads its weights (attention: the cached keys and
+// values of earlier steps) meanwhile, its inputs only once that kernel has
+// completed. It changes no result; a decode step of many short kernels loses
+// less to each kernel's launch and ramp.
+
 enum class Prologue {
   Plain,  // x as it is
   RmsNorm // x * rsqrt(mean(x^2) + eps) * normWeight, rounded once (at::rms_norm)
@@ -56,6 +63,7 @@ struct ProjectArgs {
   void *out = nullptr; // [rows, outFeatures]
   int rows = 0, inFeatures = 0, outFeatures = 0;
   Prefetch prefetch[kMaxPrefetches];
+  bool overlapPrevious = true;
 };
 
 // Built together (what a layer uses): RmsNorm + Store, RmsNorm + SiluGate,
@@ -81,6 +89,7 @@ struct AttendArgs {
   void *out = nullptr;       // [batch, heads * headDim]
   int batch = 0, heads = 0, kvHeads = 0, headDim = 0, capacity = 0;
   Prefetch prefetch[kMaxPrefetches];
+  bool overlapPrevious = true;
 };
 
 // headDim 64 or 128, at most kMaxGroupSize query heads per kv head.

@@ -30,7 +30,8 @@ struct SamplingOptions {
   std::vector<std::string> stopStrings; // needs a tokenizer; the text is cut after the string
   std::uint64_t seed = 0;
   bool cudaGraph = true;   // on CUDA: capture the decode step once, replay it per token
-  bool fusedDecode = true; // the fused decode kernels where they take the model (PolicyModel::fusedDecodeFits)
+  bool fusedDecode = true; // the fused decode kernels where they take the model (PolicyModel::fusedDecodeFits),
+                           // and the fused draw where it takes the options (TokenDrawKernels.h)
   std::int64_t padId = 0;
 };
 
@@ -90,5 +91,18 @@ struct DecodePathAgreement {
 };
 DecodePathAgreement compareDecodePaths(const PolicyModel &model, const std::vector<std::vector<std::int64_t>> &prompts,
                                        std::int64_t group, std::int64_t steps, std::int64_t padId);
+
+// The fused draw (TokenDrawKernels.h; temperature > 0, no top-k or top-p,
+// CUDA f32 logits [B, V]) against samplingLogProbs + inverseCdfDraw on the
+// same logits and `trials` sets of uniforms: tokens equal, and the largest
+// |log-prob difference| at the fused draw's token. fused is false where the
+// fused draw does not take these logits or options.
+struct DrawPathAgreement {
+  bool fused = false;
+  std::int64_t draws = 0, sameTokens = 0;
+  double maxLogProbDiff = 0;
+};
+DrawPathAgreement compareDrawPaths(const torch::Tensor &logits, const SamplingOptions &options, std::int64_t trials,
+                                   std::uint64_t seed);
 
 } // namespace cudaperf::trainer
