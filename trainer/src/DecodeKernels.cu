@@ -384,11 +384,12 @@ __global__ void __launch_bounds__(projectionWarps<EP>() * 32, projectionBlocksPe
   }
 }
 
-// Whether the current device runs programmatic dependent launches (sm_90 and later).
-bool dependentLaunchRuns() {
-  int device = 0, major = 0;
-  return cudaGetDevice(&device) == cudaSuccess &&
-         cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device) == cudaSuccess && major >= 9;
+// Whether this kernel's image on the current device has the griddepcontrol
+// instructions: one built from PTX of sm_90 or later (an sm_80 build
+// JIT-compiled for an H100 would start early without waiting).
+template <class Params> bool waitsForPrevious(void (*kernel)(Params)) {
+  cudaFuncAttributes attributes{};
+  return cudaFuncGetAttributes(&attributes, kernel) == cudaSuccess && attributes.ptxVersion >= 90;
 }
 
 template <class Params>
@@ -402,7 +403,7 @@ void launchKernel(void (*kernel)(Params), dim3 grid, int threads, bool overlapPr
   config.blockDim = dim3(threads);
   config.stream = stream;
   config.attrs = &attribute;
-  config.numAttrs = overlapPrevious && dependentLaunchRuns() ? 1 : 0;
+  config.numAttrs = overlapPrevious && waitsForPrevious(kernel) ? 1 : 0;
   const cudaError_t error = cudaLaunchKernelEx(&config, kernel, params);
   if (error != cudaSuccess)
     throw std::runtime_error(std::string("decode kernel launch: ") + cudaGetErrorString(error));

@@ -51,8 +51,10 @@ std::pair<torch::Tensor, torch::Tensor> fusedDraw(const torch::Tensor &logits, c
   const auto V = logits.size(-1);
   const bool plainDistribution = (options.topK <= 0 || options.topK >= V) && options.topP >= 1.0;
   if (!plainDistribution || !logits.is_cuda() || logits.dim() != 2 || logits.scalar_type() != torch::kFloat32 ||
-      !logits.is_contiguous() || !uniforms.is_contiguous() || uniforms.scalar_type() != torch::kFloat32)
+      !logits.is_contiguous() || !uniforms.is_contiguous() || uniforms.scalar_type() != torch::kFloat32 ||
+      uniforms.device() != logits.device() || uniforms.numel() != logits.size(0))
     return {};
+  const c10::cuda::CUDAGuard onDevice(logits.device());
   const auto B = logits.size(0);
   auto tokens = torch::empty({B}, logits.options().dtype(torch::kInt64));
   auto logProbs = torch::empty({B}, logits.options());
@@ -131,7 +133,11 @@ torch::Tensor inverseCdfDraw(const torch::Tensor &logProbs, const torch::Tensor 
   auto block = torch::searchsorted(blockCdf, target).clamp(0, blocks - 1); // [B, 1]
   auto before = blockCdf.gather(1, (block - 1).clamp_min(0)) * (block > 0);
   auto inner = byBlock.gather(1, block.unsqueeze(2).expand({B, 1, kBlock})).squeeze(1); // [B, kBlock]
-  auto offset = torch::searchsorted(inner.cumsum(-1) + before, target).clamp(0, kBlock - 1);
+  // The target at most the block's own cumulative end (the two levels' sums
+  // round apart): where it would be past it, the id where that sum stops growing.
+  auto cumulative = inner.cumsum(-1) + before;
+  auto offset =
+      torch::searchsorted(cumulative, torch::minimum(target, cumulative.narrow(1, kBlock - 1, 1))).clamp(0, kBlock - 1);
   // Rounding between the two levels can land on an id of no mass (removed,
   // padding): the most likely id of the block then (the block has mass).
   auto empty = inner.gather(1, offset) <= 0;

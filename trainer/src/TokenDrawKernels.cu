@@ -43,31 +43,35 @@ Layout layoutOf(int vocab) {
 // exp(x - max) that is 0, not NaN, where the max itself is -inf (a row or chunk of no mass).
 __device__ __forceinline__ float relativeMass(float x, float max) { return max == -INFINITY ? 0.0f : expf(x - max); }
 
-__global__ void __launch_bounds__(kStatsThreads) chunkStatsKernel(const float *logits, float temperature, int vocab,
-                                                                  Layout layout, float *blockSums, float *chunkMax) {
+__global__ void __launch_bounds__(kStatsThreads)
+    chunkStatsKernel(const float *logits, float inverseTemperature, int vocab, Layout layout, float *blockSums,
+                     float *chunkMax) {
   __shared__ float warpMaxima[kStatsThreads / 32];
   const int row = blockIdx.y, chunk = blockIdx.x, warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   const float *x = logits + static_cast<long>(row) * vocab + static_cast<long>(chunk) * kChunk;
   float v[kVectorsPerThread][4];
   float best = -INFINITY;
+  bool nanSeen = false;
 #pragma unroll
   for (int j = 0; j < kVectorsPerThread; ++j) {
     const int first = (threadIdx.x + kStatsThreads * j) * 4; // vocab % 4 == 0: a vector is all in or all out
     if (chunk * kChunk + first < vocab) {
       const float4 f = __ldg(reinterpret_cast<const float4 *>(x + first));
-      v[j][0] = f.x / temperature, v[j][1] = f.y / temperature, v[j][2] = f.z / temperature,
-      v[j][3] = f.w / temperature;
+      v[j][0] = f.x * inverseTemperature, v[j][1] = f.y * inverseTemperature, v[j][2] = f.z * inverseTemperature,
+      v[j][3] = f.w * inverseTemperature;
     } else {
       v[j][0] = v[j][1] = v[j][2] = v[j][3] = -INFINITY;
     }
 #pragma unroll
-    for (int e = 0; e < 4; ++e)
+    for (int e = 0; e < 4; ++e) {
       best = fmaxf(best, v[j][e]);
+      nanSeen = nanSeen || isnan(v[j][e]);
+    }
   }
   best = warpMax(best);
   if (lane == 0)
     warpMaxima[warp] = best;
-  __syncthreads();
+  const bool chunkNaN = __syncthreads_or(nanSeen);
   float top = -INFINITY;
 #pragma unroll
   for (int w = 0; w < kStatsThreads / 32; ++w)
@@ -84,31 +88,35 @@ __global__ void __launch_bounds__(kStatsThreads) chunkStatsKernel(const float *l
     if (lane == 0 && block < layout.blocksPerRow)
       blockSums[static_cast<long>(row) * layout.blocksPerRow + block] = mass;
   }
-  if (threadIdx.x == 0)
-    chunkMax[static_cast<long>(row) * layout.chunksPerRow + chunk] = top;
+  if (threadIdx.x == 0) // a NaN logit marks its chunk (fmaxf would drop it)
+    chunkMax[static_cast<long>(row) * layout.chunksPerRow + chunk] = chunkNaN ? NAN : top;
 }
 
 __global__ void __launch_bounds__(kDrawThreads)
-    drawKernel(const float *logits, const float *uniforms, float temperature, int vocab, Layout layout,
+    drawKernel(const float *logits, const float *uniforms, float inverseTemperature, int vocab, Layout layout,
                const float *blockSums, const float *chunkMax, std::int64_t *tokens, float *logProbs) {
   using Scan = cub::BlockScan<float, kDrawThreads>;
   __shared__ typename Scan::TempStorage scanStorage;
-  __shared__ float maxima[kDrawThreads / 32];
-  __shared__ int chosenBlock, lastWithMass;
+  __shared__ float maxima[kDrawThreads / 32], ends[kDrawThreads / 32];
+  __shared__ int chosenBlock;
   __shared__ float massBefore;
   const int row = blockIdx.x, warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   const float *rowChunkMax = chunkMax + static_cast<long>(row) * layout.chunksPerRow;
   const float *rowSums = blockSums + static_cast<long>(row) * layout.blocksPerRow;
 
   float best = -INFINITY;
-  for (int c = threadIdx.x; c < layout.chunksPerRow; c += kDrawThreads)
+  bool nanSeen = false;
+  for (int c = threadIdx.x; c < layout.chunksPerRow; c += kDrawThreads) {
     best = fmaxf(best, rowChunkMax[c]);
+    nanSeen = nanSeen || isnan(rowChunkMax[c]);
+  }
   best = warpMax(best);
   if (lane == 0)
     maxima[warp] = best;
   if (threadIdx.x == 0)
-    chosenBlock = INT_MAX, lastWithMass = -1;
-  __syncthreads();
+    chosenBlock = INT_MAX;
+  // A NaN logit: no distribution (ATen's log-softmax is NaN as well).
+  const bool rowNaN = __syncthreads_or(nanSeen);
   float top = -INFINITY;
   for (int w = 0; w < kDrawThreads / 32; ++w)
     top = fmaxf(top, maxima[w]);
@@ -124,47 +132,63 @@ __global__ void __launch_bounds__(kDrawThreads)
   }
   float start, total;
   Scan(scanStorage).ExclusiveSum(running, start, total);
-  const float target = uniforms[row] * total;
-  // The first block of mass whose cumulative mass reaches the target (the
-  // least such index: sums of other threads may round a last bit apart).
-  float before[kBlocksPerThread];
+  // Each block's cumulative mass, and the row's largest over blocks of mass:
+  // the threads' sums associate differently from the scan's total and may
+  // end a few ulps below it, so the target is kept at or below that end (u
+  // near 1 draws where the cumulative mass stops growing, never past it).
+  float before[kBlocksPerThread], after[kBlocksPerThread], end = -INFINITY;
   {
     float c = start;
 #pragma unroll
     for (int i = 0; i < kBlocksPerThread; ++i) {
-      const int b = threadIdx.x * kBlocksPerThread + i;
       before[i] = c;
       c += mass[i];
-      if (mass[i] > 0) {
-        atomicMax(&lastWithMass, b);
-        if (c >= target)
-          atomicMin(&chosenBlock, b);
-      }
+      after[i] = c;
+      if (mass[i] > 0)
+        end = c;
     }
   }
+  end = warpMax(end);
+  if (lane == 0)
+    ends[warp] = end;
   __syncthreads();
-  const int chosen = chosenBlock;
-  if (chosen != INT_MAX && chosen / kBlocksPerThread == static_cast<int>(threadIdx.x))
-    massBefore = before[chosen % kBlocksPerThread];
+  float rowEnd = -INFINITY;
+  for (int w = 0; w < kDrawThreads / 32; ++w)
+    rowEnd = fmaxf(rowEnd, ends[w]);
+  const float target = fminf(uniforms[row] * total, rowEnd);
+  // The first block of mass whose cumulative mass reaches the target.
+#pragma unroll
+  for (int i = 0; i < kBlocksPerThread; ++i)
+    if (mass[i] > 0 && after[i] >= target)
+      atomicMin(&chosenBlock, static_cast<int>(threadIdx.x) * kBlocksPerThread + i);
+  __syncthreads();
+  const int block = chosenBlock;
+  if (block != INT_MAX && block / kBlocksPerThread == static_cast<int>(threadIdx.x))
+    massBefore = before[block % kBlocksPerThread];
   __syncthreads();
   if (warp != 0)
     return;
-  int block = chosen;
-  float cumulative = massBefore;
-  if (block == INT_MAX) // rounding left u * total past the last block, or a row of no mass
-    block = max(lastWithMass, 0), cumulative = -INFINITY;
+  if (block == INT_MAX || rowNaN) { // a row of no mass (all -inf) or with a NaN
+    if (lane == 0)
+      tokens[row] = 0, logProbs[row] = NAN;
+    return;
+  }
+  // The block's ids with masses as its sum was taken (relative to its
+  // chunk's max: a block of mass has an id of mass), the target in those units.
+  const float chunkTop = rowChunkMax[block / (kChunk / kInverseCdfBlock)];
+  float inBlockTarget = (target - massBefore) / relativeMass(chunkTop, top);
   const long base = static_cast<long>(block) * kInverseCdfBlock;
   const float *x = logits + static_cast<long>(row) * vocab + base;
-  float p[4], scaled[4];
+  float q[4], scaled[4];
   const bool inRange = base + 4 * lane < vocab;
   const float4 f = inRange ? __ldg(reinterpret_cast<const float4 *>(x + 4 * lane)) : make_float4(0, 0, 0, 0);
-  scaled[0] = f.x / temperature, scaled[1] = f.y / temperature, scaled[2] = f.z / temperature,
-  scaled[3] = f.w / temperature;
+  scaled[0] = f.x * inverseTemperature, scaled[1] = f.y * inverseTemperature, scaled[2] = f.z * inverseTemperature,
+  scaled[3] = f.w * inverseTemperature;
   float laneMass = 0;
 #pragma unroll
   for (int e = 0; e < 4; ++e) {
-    p[e] = inRange ? relativeMass(scaled[e], top) : 0.0f;
-    laneMass += p[e];
+    q[e] = inRange ? relativeMass(scaled[e], chunkTop) : 0.0f;
+    laneMass += q[e];
   }
   float inclusive = laneMass; // warp inclusive scan of the lanes' masses
 #pragma unroll
@@ -173,22 +197,26 @@ __global__ void __launch_bounds__(kDrawThreads)
     if (lane >= offset)
       inclusive += other;
   }
-  float c = cumulative + inclusive - laneMass;
-  int mine = -1, lastMine = -1;
+  float cumulative[4];
+  {
+    float c = inclusive - laneMass;
 #pragma unroll
-  for (int e = 0; e < 4; ++e) {
-    c += p[e];
-    if (p[e] > 0) {
-      lastMine = e;
-      if (mine < 0 && c >= target)
-        mine = e;
+    for (int e = 0; e < 4; ++e) {
+      c += q[e];
+      cumulative[e] = c;
     }
   }
-  // The first id of the block to reach the target; where rounding leaves none, the block's last id of mass.
+  // This scan may end short of the block's sum: the target at most its end,
+  // which the block's last id of mass reaches.
+  inBlockTarget = fminf(inBlockTarget, __shfl_sync(0xffffffffu, cumulative[3], 31));
+  int mine = -1;
+#pragma unroll
+  for (int e = 3; e >= 0; --e)
+    if (q[e] > 0 && cumulative[e] >= inBlockTarget)
+      mine = e;
   const unsigned reached = __ballot_sync(0xffffffffu, mine >= 0);
-  const unsigned withMass = __ballot_sync(0xffffffffu, lastMine >= 0);
-  const int owner = reached ? __ffs(reached) - 1 : (withMass ? 31 - __clz(withMass) : 0);
-  const int pick = max(__shfl_sync(0xffffffffu, reached ? mine : lastMine, owner), 0);
+  const int owner = reached ? __ffs(reached) - 1 : 0;
+  const int pick = max(__shfl_sync(0xffffffffu, mine, owner), 0);
   float mineScaled = scaled[0];
 #pragma unroll
   for (int e = 1; e < 4; ++e)
@@ -197,15 +225,16 @@ __global__ void __launch_bounds__(kDrawThreads)
   const float pickScaled = __shfl_sync(0xffffffffu, mineScaled, owner);
   if (lane == 0) {
     tokens[row] = base + 4 * owner + pick;
-    logProbs[row] = pickScaled - (top + logf(total));
+    logProbs[row] = (pickScaled - top) - logf(total); // as log_softmax: (x - max) - log(sum)
   }
 }
 
 } // namespace
 
 bool drawFits(const DrawArgs &a) {
-  return a.rows > 0 && a.vocab > 0 && a.vocab % 4 == 0 && a.vocab <= kMaxDrawVocab && a.temperature > 0 &&
-         reinterpret_cast<std::uintptr_t>(a.logits) % 16 == 0 && a.uniforms && a.tokens && a.logProbs && a.workspace;
+  return a.rows > 0 && a.rows <= 65535 && a.vocab > 0 && a.vocab % 4 == 0 && a.vocab <= kMaxDrawVocab &&
+         a.temperature > 0 && reinterpret_cast<std::uintptr_t>(a.logits) % 16 == 0 && a.uniforms && a.tokens &&
+         a.logProbs && a.workspace;
 }
 
 std::size_t drawWorkspaceFloats(int rows, int vocab) {
@@ -219,10 +248,12 @@ void drawTokens(const DrawArgs &a, void *stream) {
   const Layout layout = layoutOf(a.vocab);
   float *blockSums = a.workspace, *chunkMax = a.workspace + static_cast<std::size_t>(a.rows) * layout.blocksPerRow;
   auto s = static_cast<cudaStream_t>(stream);
-  chunkStatsKernel<<<dim3(layout.chunksPerRow, a.rows), kStatsThreads, 0, s>>>(a.logits, a.temperature, a.vocab, layout,
-                                                                               blockSums, chunkMax);
-  drawKernel<<<a.rows, kDrawThreads, 0, s>>>(a.logits, a.uniforms, a.temperature, a.vocab, layout, blockSums, chunkMax,
-                                             a.tokens, a.logProbs);
+  // x * (1 / T) in f32, as ATen divides a tensor by a scalar.
+  const float inverseTemperature = 1.0f / a.temperature;
+  chunkStatsKernel<<<dim3(layout.chunksPerRow, a.rows), kStatsThreads, 0, s>>>(a.logits, inverseTemperature, a.vocab,
+                                                                               layout, blockSums, chunkMax);
+  drawKernel<<<a.rows, kDrawThreads, 0, s>>>(a.logits, a.uniforms, inverseTemperature, a.vocab, layout, blockSums,
+                                             chunkMax, a.tokens, a.logProbs);
   const cudaError_t error = cudaGetLastError();
   if (error != cudaSuccess)
     throw std::runtime_error(std::string("drawTokens: ") + cudaGetErrorString(error));
