@@ -206,9 +206,14 @@ __global__ void __launch_bounds__(kDrawThreads)
       cumulative[e] = c;
     }
   }
-  // This scan may end short of the block's sum: the target at most its end,
-  // which the block's last id of mass reaches.
-  inBlockTarget = fminf(inBlockTarget, __shfl_sync(0xffffffffu, cumulative[3], 31));
+  // This scan may end short of the block's sum: the target at most the
+  // largest cumulative mass an id of mass reaches (one does: the block has mass).
+  float laneEnd = -INFINITY;
+#pragma unroll
+  for (int e = 0; e < 4; ++e)
+    if (q[e] > 0)
+      laneEnd = fmaxf(laneEnd, cumulative[e]);
+  inBlockTarget = fminf(inBlockTarget, warpMax(laneEnd));
   int mine = -1;
 #pragma unroll
   for (int e = 3; e >= 0; --e)
