@@ -246,6 +246,19 @@ TEST(SamplingTest, InverseCdfDrawOnAHandMadeDistribution) {
   EXPECT_EQ(drawn[3].item<std::int64_t>(), 299);
 }
 
+// The fused draw runs on CUDA f32 logits only: on CPU logits, or with top-p
+// on, the comparison reports that it did not run and compares nothing.
+TEST(SamplingTest, TheFusedDrawIsNotClaimedWhereItCannotRun) {
+  auto logits = torch::randn({4, 256});
+  SamplingOptions o;
+  auto cpu = compareDrawPaths(logits, o, 3, 1);
+  EXPECT_FALSE(cpu.fused);
+  EXPECT_EQ(cpu.draws, 0);
+  EXPECT_EQ(cpu.sameTokens, 0);
+  o.topP = 0.9;
+  EXPECT_FALSE(compareDrawPaths(logits, o, 3, 1).fused);
+}
+
 // ------------------------------------------------------------------ sampler
 
 class SamplerTest : public ::testing::Test {

@@ -514,13 +514,12 @@ __device__ __forceinline__ void copyAsync16(void *shared, const void *global) {
 
 __device__ __forceinline__ void waitAsyncCopies() { asm volatile("cp.async.wait_all;\n" ::: "memory"); }
 
-// One block per (block of KPB keys, row, kv head); warp g of the block is
+// One block per (block of kKeysPerBlock keys, row, kv head); warp g of the block is
 // query head g of the kv head's group (a warp's serial work is one head's).
-template <class T, int D, int KPB = kKeysPerBlock>
-__global__ void __launch_bounds__(32 * kMaxGroupSize) attendKernel(AttendParams p) {
+template <class T, int D> __global__ void __launch_bounds__(32 * kMaxGroupSize) attendKernel(AttendParams p) {
   using E = Traits<T>;
-  constexpr int PER = D / 32, KPL = KPB / 32; // keys per lane
-  constexpr int kRow = D + 8;                 // padded: lane j reading key row j hits distinct banks
+  constexpr int PER = D / 32, KPB = kKeysPerBlock, KPL = KPB / 32; // keys per lane
+  constexpr int kRow = D + 8; // padded: lane j reading key row j hits distinct banks
   constexpr int kChunks = D / 8;
   __shared__ __align__(16) T keyTile[KPB][kRow];
   __shared__ __align__(16) T valueTile[KPB][kRow];

@@ -133,11 +133,7 @@ torch::Tensor inverseCdfDraw(const torch::Tensor &logProbs, const torch::Tensor 
   auto block = torch::searchsorted(blockCdf, target).clamp(0, blocks - 1); // [B, 1]
   auto before = blockCdf.gather(1, (block - 1).clamp_min(0)) * (block > 0);
   auto inner = byBlock.gather(1, block.unsqueeze(2).expand({B, 1, kBlock})).squeeze(1); // [B, kBlock]
-  // The target at most the block's own cumulative end (the two levels' sums
-  // round apart): where it would be past it, the id where that sum stops growing.
-  auto cumulative = inner.cumsum(-1) + before;
-  auto offset =
-      torch::searchsorted(cumulative, torch::minimum(target, cumulative.narrow(1, kBlock - 1, 1))).clamp(0, kBlock - 1);
+  auto offset = torch::searchsorted(inner.cumsum(-1) + before, target).clamp(0, kBlock - 1);
   // Rounding between the two levels can land on an id of no mass (removed,
   // padding): the most likely id of the block then (the block has mass).
   auto empty = inner.gather(1, offset) <= 0;

@@ -176,7 +176,7 @@ __global__ void __launch_bounds__(kDrawThreads)
   // The block's ids with masses as its sum was taken (relative to its
   // chunk's max: a block of mass has an id of mass), the target in those units.
   const float chunkTop = rowChunkMax[block / (kChunk / kInverseCdfBlock)];
-  float inBlockTarget = (target - massBefore) / relativeMass(chunkTop, top);
+  const float inBlockTarget = (target - massBefore) / relativeMass(chunkTop, top);
   const long base = static_cast<long>(block) * kInverseCdfBlock;
   const float *x = logits + static_cast<long>(row) * vocab + base;
   float q[4], scaled[4];
@@ -206,22 +206,22 @@ __global__ void __launch_bounds__(kDrawThreads)
       cumulative[e] = c;
     }
   }
-  // This scan may end short of the block's sum: the target at most the
-  // largest cumulative mass an id of mass reaches (one does: the block has mass).
-  float laneEnd = -INFINITY;
-#pragma unroll
-  for (int e = 0; e < 4; ++e)
-    if (q[e] > 0)
-      laneEnd = fmaxf(laneEnd, cumulative[e]);
-  inBlockTarget = fminf(inBlockTarget, warpMax(laneEnd));
-  int mine = -1;
+  // The first id of mass to reach the target. Where this scan ends a few
+  // ulps short of the block's sum, none does: the block's last id of mass,
+  // as inverseCdfDraw takes the block's last id (rescaled masses keep one).
+  int mine = -1, lastMine = -1;
 #pragma unroll
   for (int e = 3; e >= 0; --e)
-    if (q[e] > 0 && cumulative[e] >= inBlockTarget)
-      mine = e;
+    if (q[e] > 0) {
+      if (lastMine < 0)
+        lastMine = e;
+      if (cumulative[e] >= inBlockTarget)
+        mine = e;
+    }
   const unsigned reached = __ballot_sync(0xffffffffu, mine >= 0);
-  const int owner = reached ? __ffs(reached) - 1 : 0;
-  const int pick = max(__shfl_sync(0xffffffffu, mine, owner), 0);
+  const unsigned withMass = __ballot_sync(0xffffffffu, lastMine >= 0); // not empty: the block has mass
+  const int owner = reached ? __ffs(reached) - 1 : 31 - __clz(withMass);
+  const int pick = max(__shfl_sync(0xffffffffu, reached ? mine : lastMine, owner), 0);
   float mineScaled = scaled[0];
 #pragma unroll
   for (int e = 1; e < 4; ++e)
