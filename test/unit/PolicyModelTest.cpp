@@ -272,6 +272,21 @@ protected:
 };
 PolicyModel *SamplerTest::model_ = nullptr;
 
+// The bookkeeping kernel (StepRecordKernel.h) runs on CUDA only: on the CPU
+// the sampler says it did not, and its comparison compares nothing.
+TEST_F(SamplerTest, TheStepBookkeepingKernelIsNotClaimedOnTheCpu) {
+  const Sampler sampler(*model_);
+  SamplingOptions o;
+  o.maxNewTokens = 6;
+  o.stopIds = {3, 5};
+  const std::vector<std::vector<std::int64_t>> prompts{{1, 2, 3}, {9, 8}};
+  const auto result = sampler.generate(prompts, 2, o);
+  EXPECT_FALSE(result.usedFusedSampling);
+  const auto records = compareRecordPaths(sampler, prompts, 2, o);
+  EXPECT_FALSE(records.fused);
+  EXPECT_EQ(records.completions, 0);
+}
+
 TEST_F(SamplerTest, SameSeedSameCompletionsOtherSeedOthers) {
   const Sampler sampler(*model_);
   SamplingOptions o;

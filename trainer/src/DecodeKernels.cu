@@ -19,6 +19,8 @@
 // Only the row's real keys [first, slot] are read.
 #include "cudaperf/trainer/DecodeKernels.h"
 
+#include "DependentLaunch.cuh"
+#include "ElementTraits.cuh"
 #include "WarpReduce.cuh"
 
 #include <cuda_bf16.h>
@@ -57,70 +59,6 @@ template <Epilogue EP, int MT> __host__ __device__ constexpr int projectionLoadB
 // measured slower on the H200: 11.1 us against 9.4 us at 16 rows, 320 keys.
 constexpr int kKeysPerBlock = 32;
 
-template <class T> struct Traits;
-
-template <> struct Traits<__nv_bfloat16> {
-  static __device__ __forceinline__ float low(std::uint32_t u) { return __uint_as_float(u << 16); }
-  static __device__ __forceinline__ float high(std::uint32_t u) { return __uint_as_float(u & 0xffff0000u); }
-  static __device__ __forceinline__ std::uint32_t pack(float a, float b) {
-    __nv_bfloat162 v = __floats2bfloat162_rn(a, b);
-    return *reinterpret_cast<std::uint32_t *>(&v);
-  }
-  static __device__ __forceinline__ float round(float a) { return __bfloat162float(__float2bfloat16_rn(a)); }
-  static __device__ __forceinline__ float toFloat(__nv_bfloat16 v) { return __bfloat162float(v); }
-  static __device__ __forceinline__ __nv_bfloat16 fromFloat(float a) { return __float2bfloat16_rn(a); }
-  static __device__ __forceinline__ void mma(float (&c)[4], std::uint32_t a0, std::uint32_t a1, std::uint32_t a2,
-                                             std::uint32_t a3, std::uint32_t b0, std::uint32_t b1) {
-    asm("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
-        "{%0,%1,%2,%3};\n"
-        : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
-        : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1));
-  }
-};
-
-template <> struct Traits<__half> {
-  static __device__ __forceinline__ float low(std::uint32_t u) {
-    return __half2float(__ushort_as_half(static_cast<unsigned short>(u & 0xffffu)));
-  }
-  static __device__ __forceinline__ float high(std::uint32_t u) {
-    return __half2float(__ushort_as_half(static_cast<unsigned short>(u >> 16)));
-  }
-  static __device__ __forceinline__ std::uint32_t pack(float a, float b) {
-    __half2 v = __floats2half2_rn(a, b);
-    return *reinterpret_cast<std::uint32_t *>(&v);
-  }
-  static __device__ __forceinline__ float round(float a) { return __half2float(__float2half_rn(a)); }
-  static __device__ __forceinline__ float toFloat(__half v) { return __half2float(v); }
-  static __device__ __forceinline__ __half fromFloat(float a) { return __float2half_rn(a); }
-  static __device__ __forceinline__ void mma(float (&c)[4], std::uint32_t a0, std::uint32_t a1, std::uint32_t a2,
-                                             std::uint32_t a3, std::uint32_t b0, std::uint32_t b1) {
-    asm("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
-        "{%0,%1,%2,%3};\n"
-        : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
-        : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1));
-  }
-};
-
-// Weights are read once per step: past L1.
-__device__ __forceinline__ uint4 loadStreaming(const void *p) {
-  uint4 v;
-  asm("ld.global.nc.L1::no_allocate.v4.u32 {%0,%1,%2,%3}, [%4];\n"
-      : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
-      : "l"(p));
-  return v;
-}
-
-__device__ __forceinline__ uint4 loadShared(const void *p) { return __ldg(reinterpret_cast<const uint4 *>(p)); }
-
-// x * rinv * w for 8 elements, rounded once.
-template <class T> __device__ __forceinline__ uint4 normalize(uint4 x, float rinv, uint4 w) {
-  using E = Traits<T>;
-  auto one = [&](std::uint32_t xv, std::uint32_t wv) {
-    return E::pack(E::low(xv) * rinv * E::low(wv), E::high(xv) * rinv * E::high(wv));
-  };
-  return make_uint4(one(x.x, w.x), one(x.y, w.y), one(x.z, w.z), one(x.w, w.w));
-}
-
 // Prefetch ranges as the kernels take them.
 struct PrefetchRanges {
   const char *data[kMaxPrefetches];
@@ -149,27 +87,6 @@ __device__ __forceinline__ void prefetchShare(const PrefetchRanges &ranges) {
     for (unsigned long long line = begin + threadIdx.x; line < end; line += blockDim.x)
       asm volatile("prefetch.global.L2 [%0];\n" ::"l"(ranges.data[i] + line * 128));
   }
-}
-
-// Programmatic dependent launch (sm_90 and later; DecodeKernels.h): a kernel
-// starts while the one before it in the stream still runs. It issues only the
-// reads of what no kernel of the step writes (weights, the rotary table, keys
-// and values of earlier steps) before waitForPrevious(), which returns once
-// that kernel has completed and its writes are visible. Every kernel here
-// waits in at least one block before it exits, so the previous kernel's
-// completion implies that of all before it. letNextLaunch() lets the next
-// kernel's blocks be scheduled as soon as this grid's have all started.
-// Without the launch attribute (or before sm_90) both are no-ops.
-__device__ __forceinline__ void waitForPrevious() {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  asm volatile("griddepcontrol.wait;\n" ::: "memory");
-#endif
-}
-
-__device__ __forceinline__ void letNextLaunch() {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  asm volatile("griddepcontrol.launch_dependents;\n" ::: "memory");
-#endif
 }
 
 struct ProjectParams {
@@ -384,38 +301,13 @@ __global__ void __launch_bounds__(projectionWarps<EP>() * 32, projectionBlocksPe
   }
 }
 
-// Whether this kernel's image on the current device has the griddepcontrol
-// instructions: one built from PTX of sm_90 or later (an sm_80 build
-// JIT-compiled for an H100 would start early without waiting).
-template <class Params> bool waitsForPrevious(void (*kernel)(Params)) {
-  cudaFuncAttributes attributes{};
-  return cudaFuncGetAttributes(&attributes, kernel) == cudaSuccess && attributes.ptxVersion >= 90;
-}
-
-template <class Params>
-void launchKernel(void (*kernel)(Params), dim3 grid, int threads, bool overlapPrevious, cudaStream_t stream,
-                  const Params &params) {
-  cudaLaunchAttribute attribute{};
-  attribute.id = cudaLaunchAttributeProgrammaticStreamSerialization;
-  attribute.val.programmaticStreamSerializationAllowed = 1;
-  cudaLaunchConfig_t config{};
-  config.gridDim = grid;
-  config.blockDim = dim3(threads);
-  config.stream = stream;
-  config.attrs = &attribute;
-  config.numAttrs = overlapPrevious && waitsForPrevious(kernel) ? 1 : 0;
-  const cudaError_t error = cudaLaunchKernelEx(&config, kernel, params);
-  if (error != cudaSuccess)
-    throw std::runtime_error(std::string("decode kernel launch: ") + cudaGetErrorString(error));
-}
-
 template <class T, int MT, Prologue PR, Epilogue EP> void launchProject(const ProjectArgs &a, cudaStream_t stream) {
   constexpr int NT = EP == Epilogue::SiluGate ? 4 : 1;
   const int rowsPerBlock = EP == Epilogue::SiluGate ? 16 : 8;
   const ProjectParams params{a.x,   a.weight, a.bias,       a.normWeight,  a.out,
                              a.eps, a.rows,   a.inFeatures, a.outFeatures, prefetchRanges(a.prefetch)};
-  launchKernel(projectKernel<T, MT, NT, PR, EP>, dim3(a.outFeatures / rowsPerBlock), projectionWarps<EP>() * 32,
-               a.overlapPrevious, stream, params);
+  launchKernel("projectRows", projectKernel<T, MT, NT, PR, EP>, dim3(a.outFeatures / rowsPerBlock),
+               projectionWarps<EP>() * 32, a.overlapPrevious, stream, params);
 }
 
 template <class T, Prologue PR, Epilogue EP> void dispatchRows(const ProjectArgs &a, cudaStream_t stream) {
@@ -726,8 +618,8 @@ template <class T, int D> void launchAttend(const AttendArgs &a, cudaStream_t st
       a.qkv,      a.rotary,   a.qNorm, a.kNorm, a.cache,   a.out,      a.slot, a.first,
       a.partials, a.counters, a.eps,   a.heads, a.kvHeads, a.capacity, 0,      prefetchRanges(a.prefetch)};
   params.splits = (a.capacity + kKeysPerBlock - 1) / kKeysPerBlock;
-  launchKernel(attendKernel<T, D>, dim3(params.splits, a.batch * a.kvHeads), 32 * (a.heads / a.kvHeads),
-               a.overlapPrevious, stream, params);
+  launchKernel("attendOneToken", attendKernel<T, D>, dim3(params.splits, a.batch * a.kvHeads),
+               32 * (a.heads / a.kvHeads), a.overlapPrevious, stream, params);
 }
 
 template <class T> void dispatchAttend(const AttendArgs &a, cudaStream_t stream) {

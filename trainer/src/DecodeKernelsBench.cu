@@ -1,7 +1,8 @@
 // cudaperf-decode-bench: the fused decode step's kernels alone (no LibTorch),
 // on random weights of a model's shape (Qwen2-0.5B's by default): each kernel
 // kind timed over every layer's own weights (so that L2 holds none of them),
-// then the whole stack of layers as one CUDA graph, with and without the L2
+// then the head (final norm + logits over --vocab ids, f32), then the whole
+// stack of layers as one CUDA graph, with and without the L2
 // prefetch of the next kernel's weights and with and without programmatic
 // dependent launch (each kernel starting while the previous one runs),
 // against the stack's bandwidth bound (weights + keys and values in use,
@@ -9,7 +10,7 @@
 //
 //   cudaperf-decode-bench [--rows 16] [--context 320] [--layers 24] [--hidden 896]
 //       [--intermediate 4864] [--heads 14] [--kv-heads 2] [--head-dim 64]
-//       [--capacity 1024] [--repeat 50] [--bandwidth 4.3e12]
+//       [--capacity 1024] [--vocab 151936] [--repeat 50] [--bandwidth 4.3e12]
 #include "cudaperf/trainer/DecodeKernels.h"
 
 #include <cuda_bf16.h>
@@ -49,7 +50,7 @@ __global__ void fillRandom(__nv_bfloat16 *data, std::size_t count, std::uint32_t
 
 struct Shape {
   int rows = 16, context = 320, layers = 24, hidden = 896, intermediate = 4864, heads = 14, kvHeads = 2, headDim = 64,
-      capacity = 1024, repeat = 50;
+      capacity = 1024, vocab = 151936, repeat = 50;
   double bandwidth = 4.3e12;
 };
 
@@ -84,6 +85,9 @@ public:
       layers_.push_back(layer);
     }
     rotary_ = make(static_cast<std::size_t>(s.capacity) * 2 * D, 1.0f, 0);
+    finalNorm_ = make(E, 0.1f, 1.0f);
+    head_ = make(static_cast<std::size_t>(s.vocab) * E, 0.03f, 0);
+    check(cudaMalloc(&logits_, static_cast<std::size_t>(s.rows) * s.vocab * sizeof(float)), "cudaMalloc");
     hidden_ = make(s.rows * E, 1.0f, 0);
     qkvOut_ = make(s.rows * qkvRows, 1.0f, 0);
     attended_ = make(s.rows * H * D, 1.0f, 0);
@@ -106,7 +110,7 @@ public:
   ~Model() {
     for (void *p : owned_)
       cudaFree(p);
-    cudaFree(slot_), cudaFree(first_), cudaFree(partials_), cudaFree(counters_);
+    cudaFree(slot_), cudaFree(first_), cudaFree(partials_), cudaFree(counters_), cudaFree(logits_);
   }
 
   enum Kind { Qkv, Attention, Output, GateUp, Down, Kinds };
@@ -189,6 +193,17 @@ public:
     decode::projectRows(p, stream);
   }
 
+  // The head after the last layer: final norm + logits in f32.
+  void launchHead(bool overlap, cudaStream_t stream) const {
+    decode::LogitsArgs a;
+    a.x = hidden_.data, a.normWeight = finalNorm_.data, a.eps = 1e-6f, a.weight = head_.data;
+    a.out = static_cast<float *>(logits_);
+    a.rows = s_.rows, a.inFeatures = s_.hidden, a.vocab = s_.vocab;
+    a.overlapPrevious = overlap;
+    decode::projectLogits(a, stream);
+  }
+  double headBytes() const { return static_cast<double>(head_.bytes); }
+
   std::vector<Buffer> state() const { // what a step writes
     std::vector<Buffer> out{hidden_};
     for (const Layer &l : layers_)
@@ -208,7 +223,8 @@ private:
   Shape s_;
   std::vector<Layer> layers_;
   std::vector<void *> owned_;
-  Buffer rotary_, hidden_, qkvOut_, attended_, activated_;
+  Buffer rotary_, hidden_, qkvOut_, attended_, activated_, finalNorm_, head_;
+  void *logits_ = nullptr;
   void *slot_ = nullptr, *first_ = nullptr, *partials_ = nullptr, *counters_ = nullptr;
 };
 
@@ -271,6 +287,7 @@ Shape parse(int argc, char **argv) {
                   : flag == "--head-dim"     ? &s.headDim
                   : flag == "--capacity"     ? &s.capacity
                   : flag == "--repeat"       ? &s.repeat
+                  : flag == "--vocab"        ? &s.vocab
                                              : nullptr;
     if (flag == "--bandwidth")
       s.bandwidth = std::atof(value);
@@ -310,6 +327,13 @@ int main(int argc, char **argv) try {
     kindSum += us * s.layers;
     std::printf("  %-14s %9.2f %9.0f %8.2f\n", Model::name(kind), us, bytes / us / 1e3, 1e6 * bytes / s.bandwidth);
     json += std::string(kind ? ", " : "") + "\"" + Model::name(kind) + "_us\": " + std::to_string(us);
+  }
+
+  {
+    const double us = timeGraph([&](cudaStream_t st) { model.launchHead(false, st); }, s.repeat, stream);
+    const double bytes = model.headBytes();
+    std::printf("  %-14s %9.2f %9.0f %8.2f\n", "norm+head", us, bytes / us / 1e3, 1e6 * bytes / s.bandwidth);
+    json += ", \"norm+head_us\": " + std::to_string(us);
   }
 
   // The stack of layers, as the decode step runs it, in each variant.

@@ -54,7 +54,9 @@ SamplingOptions samplingFlags(const Flags &flags, const trainer::ModelConfig &co
   options.maxNewTokens = integerFlag(flags, "max-new-tokens", 128);
   options.seed = static_cast<std::uint64_t>(integerFlag(flags, "seed", 0));
   options.cudaGraph = !switchFlag(flags, "no-cuda-graph");
+  // --no-fused-decode: LibTorch's operators for the whole step; --no-fused-sampling: for the draw and bookkeeping.
   options.fusedDecode = !switchFlag(flags, "no-fused-decode");
+  options.fusedSampling = options.fusedDecode && !switchFlag(flags, "no-fused-sampling");
   if (options.temperature < 0 || options.topP <= 0 || options.topP > 1 || options.topK < 0 || options.maxNewTokens <= 0)
     throw std::invalid_argument("sampling: temperature >= 0, 0 < top-p <= 1, top-k >= 0, max-new-tokens > 0");
   if (!switchFlag(flags, "ignore-eos"))
@@ -100,7 +102,7 @@ std::int64_t cudaPeakBytes(torch::Device device) {
 int generateCommand(const std::vector<std::string> &args) {
   const Flags flags = parseFlags(
       args, {"model", "prompt", "max-new-tokens", "temperature", "top-p", "top-k", "seed", "device", "dtype"},
-      {"ids", "chat", "ignore-eos", "no-cuda-graph", "no-fused-decode"});
+      {"ids", "chat", "ignore-eos", "no-cuda-graph", "no-fused-decode", "no-fused-sampling"});
   const std::string folder = textFlag(flags, "model");
   if (folder.empty() || !flags.count("prompt"))
     throw std::invalid_argument("--model DIR and --prompt TEXT are required");
@@ -179,10 +181,11 @@ int logitsCommand(const std::vector<std::string> &args) {
 // arrays), then recomputes every token's log-prob with one full forward (the
 // trainer's path): throughput and the sampler/trainer agreement as one JSON line.
 int sampleCheckCommand(const std::vector<std::string> &args) {
-  const Flags flags = parseFlags(args,
-                                 {"model", "prompts", "group", "max-new-tokens", "temperature", "top-p", "top-k",
-                                  "seed", "device", "dtype", "completions-out"},
-                                 {"ignore-eos", "no-cuda-graph", "no-fused-decode", "no-recompute"});
+  const Flags flags =
+      parseFlags(args,
+                 {"model", "prompts", "group", "max-new-tokens", "temperature", "top-p", "top-k", "seed", "device",
+                  "dtype", "completions-out"},
+                 {"ignore-eos", "no-cuda-graph", "no-fused-decode", "no-fused-sampling", "no-recompute"});
   const std::string folder = textFlag(flags, "model");
   if (folder.empty() || !flags.count("prompts"))
     throw std::invalid_argument("--model DIR and --prompts FILE.json are required");
@@ -212,6 +215,7 @@ int sampleCheckCommand(const std::vector<std::string> &args) {
                    {"tokens_per_second", tokens / std::max(1e-9, result.prefillSeconds + result.decodeSeconds)},
                    {"cuda_graph", result.usedCudaGraph},
                    {"fused_decode", result.usedFusedDecode},
+                   {"fused_sampling", result.usedFusedSampling},
                    {"parameters", model.parameterCount()},
                    {"cuda_peak_bytes", cudaPeakBytes(device)}};
   if (!switchFlag(flags, "no-recompute") && options.temperature > 0) {
@@ -252,7 +256,15 @@ int sampleCheckCommand(const std::vector<std::string> &args) {
                                        {"max_cache_diff", paths.maxCacheDiff},
                                        {"max_abs_cache", paths.maxAbsCache}};
   }
-  if (device.is_cuda() && options.temperature > 0 && options.fusedDecode) {
+  if (result.usedFusedSampling) {
+    SamplingOptions check = options;
+    check.maxNewTokens = std::min<std::int64_t>(options.maxNewTokens, 48);
+    const auto records = trainer::compareRecordPaths(sampler, prompts, group, check);
+    out["record_paths"] = json::object{{"completions", records.completions},
+                                       {"same_completions", records.sameCompletions},
+                                       {"stopped_early", records.stoppedEarly}};
+  }
+  if (device.is_cuda() && options.temperature > 0 && options.fusedSampling) {
     // The fused draw against the ATen one on logits of the model's vocabulary
     // spread as a model's are (a few ids far above the rest).
     auto generator = at::detail::createCPUGenerator(options.seed + 1);

@@ -659,7 +659,22 @@ torch::Tensor PolicyModel::decodeFused(const torch::Tensor &ids, const torch::Te
             activated, nextQkv);
     project(decode::Prologue::Plain, decode::Epilogue::AddInPlace, activated, layer.down, none, none, hidden, {});
   }
-  return logits(hidden);
+  // The head in one kernel (final norm, logits, f32) where it takes the shape; else ATen's three.
+  auto out = torch::empty({B, config_.vocabSize}, torch::TensorOptions().dtype(torch::kFloat32).device(device_));
+  decode::LogitsArgs head;
+  head.element = element;
+  head.x = hidden.data_ptr();
+  head.normWeight = finalNorm_.data_ptr();
+  head.eps = static_cast<float>(config_.rmsNormEps);
+  head.weight = lmHead_.data_ptr();
+  head.out = out.data_ptr<float>();
+  head.rows = static_cast<int>(B);
+  head.inFeatures = static_cast<int>(hidden.size(1));
+  head.vocab = static_cast<int>(config_.vocabSize);
+  if (!lmHead_.is_contiguous() || lmHead_.size(0) != config_.vocabSize || !decode::logitsFit(head))
+    return logits(hidden);
+  decode::projectLogits(head, stream);
+  return out;
 #else
   (void)ids, (void)slot, (void)firstSlot, (void)cache;
   throw std::logic_error("decodeFused: this build has no fused decode kernels");

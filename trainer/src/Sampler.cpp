@@ -1,5 +1,6 @@
 #include "cudaperf/trainer/Sampler.h"
 
+#include "cudaperf/trainer/StepRecordKernel.h"
 #include "cudaperf/trainer/TokenDrawKernels.h"
 #include "cudaperf/trainer/Tokenizer.h"
 
@@ -44,23 +45,30 @@ std::pair<torch::Tensor, torch::Tensor> atenDraw(const torch::Tensor &logits, co
 }
 
 // The draw in two kernels (TokenDrawKernels.h) where it computes the same
-// distribution: CUDA f32 logits, no top-k or top-p. Undefined tensors where not.
+// distribution: CUDA f32 logits, no top-k or top-p. Uniforms [B], or [steps,
+// B] with uniformRow (a device int64) naming the step's row. Undefined
+// tensors where it does not apply.
 std::pair<torch::Tensor, torch::Tensor> fusedDraw(const torch::Tensor &logits, const torch::Tensor &uniforms,
-                                                  const SamplingOptions &options) {
+                                                  const torch::Tensor &uniformRow, const SamplingOptions &options) {
 #ifdef CUDAPERF_FUSED_DECODE
   const auto V = logits.size(-1);
   const bool plainDistribution = (options.topK <= 0 || options.topK >= V) && options.topP >= 1.0;
   if (!plainDistribution || !logits.is_cuda() || logits.dim() != 2 || logits.scalar_type() != torch::kFloat32 ||
       !logits.is_contiguous() || !uniforms.is_contiguous() || uniforms.scalar_type() != torch::kFloat32 ||
-      uniforms.device() != logits.device() || uniforms.numel() != logits.size(0))
+      uniforms.device() != logits.device())
+    return {};
+  const auto B = logits.size(0);
+  if (uniformRow.defined() ? uniforms.dim() != 2 || uniforms.size(1) != B || uniformRow.numel() != 1 ||
+                                 uniformRow.scalar_type() != torch::kInt64 || uniformRow.device() != logits.device()
+                           : uniforms.numel() != B)
     return {};
   const c10::cuda::CUDAGuard onDevice(logits.device());
-  const auto B = logits.size(0);
   auto tokens = torch::empty({B}, logits.options().dtype(torch::kInt64));
   auto logProbs = torch::empty({B}, logits.options());
   decode::DrawArgs args;
   args.logits = logits.data_ptr<float>();
   args.uniforms = uniforms.data_ptr<float>();
+  args.uniformRow = uniformRow.defined() ? uniformRow.data_ptr<std::int64_t>() : nullptr;
   args.temperature = static_cast<float>(options.temperature);
   args.tokens = tokens.data_ptr<std::int64_t>();
   args.logProbs = logProbs.data_ptr<float>();
@@ -75,7 +83,7 @@ std::pair<torch::Tensor, torch::Tensor> fusedDraw(const torch::Tensor &logits, c
   decode::drawTokens(args, c10::cuda::getCurrentCUDAStream(logits.device().index()).stream());
   return {tokens, logProbs};
 #else
-  (void)logits, (void)uniforms, (void)options;
+  (void)logits, (void)uniforms, (void)uniformRow, (void)options;
   return {};
 #endif
 }
@@ -88,12 +96,74 @@ std::pair<torch::Tensor, torch::Tensor> choose(const torch::Tensor &logits, cons
     auto tokens = logits.argmax(-1);
     return {tokens, torch::zeros({logits.size(0)}, logits.options())};
   }
-  if (options.fusedDecode) {
-    auto drawn = fusedDraw(logits, uniforms, options);
+  if (options.fusedSampling) {
+    auto drawn = fusedDraw(logits, uniforms, torch::Tensor(), options);
     if (drawn.first.defined())
       return drawn;
   }
   return atenDraw(logits, uniforms, options);
+}
+
+// The decode step's state, updated in place by each step (a captured graph
+// replays with the same addresses).
+struct StepState {
+  torch::Tensor generated, logProbs; // [B, N]
+  torch::Tensor finished;            // [B] bool
+  torch::Tensor lastToken;           // [B]: the next step's input
+  torch::Tensor slot, column;        // one value each: the next token's cache slot, its column of generated
+};
+
+// Whether the step's bookkeeping runs as one kernel (StepRecordKernel.h).
+bool recordsOnDevice(const torch::Device &device, const SamplingOptions &options) {
+#ifdef CUDAPERF_FUSED_DECODE
+  return device.is_cuda() && options.fusedSampling &&
+         options.stopIds.size() <= static_cast<std::size_t>(decode::kMaxRecordStopIds);
+#else
+  (void)device, (void)options;
+  return false;
+#endif
+}
+
+// The step's bookkeeping (StepRecordKernel.h) for this step's draw: tokens
+// [B] int64 and log-probs [B] f32 (undefined: greedy, 0).
+void recordOnDevice(const torch::Tensor &tokens, const torch::Tensor &logProbs, StepState &state,
+                    const SamplingOptions &options) {
+#ifdef CUDAPERF_FUSED_DECODE
+  const auto drawn = tokens.to(torch::kInt64).contiguous();
+  const auto drawnLogProbs = logProbs.defined() ? logProbs.to(torch::kFloat32).contiguous() : logProbs;
+  decode::RecordArgs args;
+  args.drawn = drawn.data_ptr<std::int64_t>();
+  args.drawnLogProbs = drawnLogProbs.defined() ? drawnLogProbs.data_ptr<float>() : nullptr;
+  args.tokens = state.generated.data_ptr<std::int64_t>();
+  args.logProbs = state.logProbs.data_ptr<float>();
+  args.finished = state.finished.data_ptr<bool>();
+  args.lastToken = state.lastToken.data_ptr<std::int64_t>();
+  args.slot = state.slot.data_ptr<std::int64_t>();
+  args.column = state.column.data_ptr<std::int64_t>();
+  args.stops = static_cast<int>(options.stopIds.size());
+  std::copy(options.stopIds.begin(), options.stopIds.end(), args.stopIds);
+  args.padId = options.padId;
+  args.rows = static_cast<int>(state.generated.size(0));
+  args.columns = state.generated.size(1);
+  const c10::cuda::CUDAGuard onDevice(tokens.device());
+  decode::recordStep(args, c10::cuda::getCurrentCUDAStream(tokens.device().index()).stream());
+#else
+  (void)tokens, (void)logProbs, (void)state, (void)options;
+  throw std::logic_error("recordOnDevice: this build has no fused sampling kernels");
+#endif
+}
+
+// The same bookkeeping in LibTorch's operators (CPU, and where the kernel is not built).
+void recordWithATen(torch::Tensor token, torch::Tensor logp, StepState &state, const SamplingOptions &options) {
+  token = torch::where(state.finished, torch::full_like(token, options.padId), token);
+  logp = torch::where(state.finished, torch::zeros_like(logp), logp);
+  state.generated.index_copy_(1, state.column, token.unsqueeze(1));
+  state.logProbs.index_copy_(1, state.column, logp.unsqueeze(1));
+  for (auto id : options.stopIds)
+    state.finished.logical_or_(token == id);
+  state.lastToken.copy_(token);
+  state.slot.add_(1);
+  state.column.add_(1);
 }
 
 // Rows left-padded to the longest prompt (G rows per prompt): every row's
@@ -196,8 +266,9 @@ GenerationResult Sampler::generate(const std::vector<std::vector<std::int64_t>> 
   // on CPU and GPU, and no random-number state inside a captured graph.
   auto generator = at::detail::createCPUGenerator(options.seed);
   torch::Tensor uniforms = (at::rand({N, B}, generator, torch::kFloat32) * (1 - 2e-7) + 1e-7).to(device);
-  torch::Tensor generated = torch::full({B, N}, options.padId, longOptions.device(device));
-  torch::Tensor logProbs = torch::zeros({B, N}, torch::TensorOptions().dtype(torch::kFloat32).device(device));
+  StepState state;
+  state.generated = torch::full({B, N}, options.padId, longOptions.device(device));
+  state.logProbs = torch::zeros({B, N}, torch::TensorOptions().dtype(torch::kFloat32).device(device));
   GenerationResult result;
 
 #ifdef CUDAPERF_TORCH_CUDA
@@ -212,38 +283,44 @@ GenerationResult Sampler::generate(const std::vector<std::vector<std::int64_t>> 
   auto start = std::chrono::steady_clock::now();
   auto logits = model_.prefill(ids, firstSlot, cache);
   auto [token0, logp0] = choose(logits, uniforms.select(0, 0), options);
-  generated.select(1, 0).copy_(token0);
-  logProbs.select(1, 0).copy_(logp0);
-  torch::Tensor finished = torch::zeros({B}, torch::TensorOptions().dtype(torch::kBool).device(device));
+  state.generated.select(1, 0).copy_(token0);
+  state.logProbs.select(1, 0).copy_(logp0);
+  state.finished = torch::zeros({B}, torch::TensorOptions().dtype(torch::kBool).device(device));
   for (auto id : options.stopIds)
-    finished |= token0 == id;
+    state.finished |= token0 == id;
   synchronize(device);
   result.prefillSeconds = seconds(start);
 
   // The step's state lives in fixed tensors, updated in place: a graph of
   // the step replays with the same addresses.
-  torch::Tensor lastToken = token0.clone();
-  torch::Tensor slot = torch::full({1}, longest, longOptions.device(device));
-  torch::Tensor column = torch::full({1}, 1, longOptions.device(device));
+  state.lastToken = token0.clone();
+  state.slot = torch::full({1}, longest, longOptions.device(device));
+  state.column = torch::full({1}, 1, longOptions.device(device));
   const auto path = options.fusedDecode ? PolicyModel::DecodePath::Fastest : PolicyModel::DecodePath::ATen;
   result.usedFusedDecode = options.fusedDecode && model_.fusedDecodeFits(B);
+  result.usedFusedSampling = recordsOnDevice(device, options);
   auto step = [&] {
-    auto stepLogits = model_.decode(lastToken, slot, firstSlot, cache, path);
-    auto [token, logp] = choose(stepLogits, uniforms.index_select(0, column).squeeze(0), options);
-    token = torch::where(finished, torch::full_like(token, options.padId), token);
-    logp = torch::where(finished, torch::zeros_like(logp), logp);
-    generated.index_copy_(1, column, token.unsqueeze(1));
-    logProbs.index_copy_(1, column, logp.unsqueeze(1));
-    for (auto id : options.stopIds)
-      finished.logical_or_(token == id);
-    lastToken.copy_(token);
-    slot.add_(1);
-    column.add_(1);
+    auto stepLogits = model_.decode(state.lastToken, state.slot, firstSlot, cache, path);
+    if (!result.usedFusedSampling) {
+      auto [token, logp] = choose(stepLogits, uniforms.index_select(0, state.column).squeeze(0), options);
+      recordWithATen(token, logp, state, options);
+      return;
+    }
+    // On the GPU: the draw takes its uniforms at the step's column itself, and
+    // one kernel records the token (a greedy step's log-prob is 0).
+    std::pair<torch::Tensor, torch::Tensor> drawn;
+    if (options.temperature <= 0)
+      drawn.first = stepLogits.argmax(-1);
+    else
+      drawn = fusedDraw(stepLogits, uniforms, state.column, options);
+    if (!drawn.first.defined())
+      drawn = atenDraw(stepLogits, uniforms.index_select(0, state.column).squeeze(0), options);
+    recordOnDevice(drawn.first, drawn.second, state, options);
   };
 
   std::vector<bool> stoppedByString(B, false);
   auto allDone = [&](std::int64_t produced) {
-    auto done = finished.to(torch::kCPU);
+    auto done = state.finished.to(torch::kCPU);
     bool all = true;
     torch::Tensor soFar;
     for (std::int64_t b = 0; b < B; ++b) {
@@ -251,7 +328,7 @@ GenerationResult Sampler::generate(const std::vector<std::vector<std::int64_t>> 
         continue;
       if (!options.stopStrings.empty()) {
         if (!soFar.defined())
-          soFar = generated.narrow(1, 0, produced).to(torch::kCPU);
+          soFar = state.generated.narrow(1, 0, produced).to(torch::kCPU);
         auto row = soFar[b];
         std::vector<std::int32_t> rowIds(row.data_ptr<std::int64_t>(), row.data_ptr<std::int64_t>() + produced);
         const std::string text = tokenizer_->decode(rowIds, true);
@@ -298,8 +375,8 @@ GenerationResult Sampler::generate(const std::vector<std::vector<std::int64_t>> 
   result.usedCudaGraph = useGraph && produced > 2;
 
   // Cut each row after its first stop id, or after the token that completes a stop string.
-  auto hostIds = generated.narrow(1, 0, produced).to(torch::kCPU).contiguous();
-  auto hostLogProbs = logProbs.narrow(1, 0, produced).to(torch::kCPU).contiguous();
+  auto hostIds = state.generated.narrow(1, 0, produced).to(torch::kCPU).contiguous();
+  auto hostLogProbs = state.logProbs.narrow(1, 0, produced).to(torch::kCPU).contiguous();
   for (std::int64_t b = 0; b < B; ++b) {
     Completion completion;
     completion.finish = "length";
@@ -440,7 +517,7 @@ DrawPathAgreement compareDrawPaths(const torch::Tensor &logits, const SamplingOp
   auto generator = at::detail::createCPUGenerator(seed);
   for (std::int64_t t = 0; t < trials; ++t) {
     auto uniforms = (at::rand({logits.size(0)}, generator, torch::kFloat32) * (1 - 2e-7) + 1e-7).to(logits.device());
-    auto [tokens, logProbs] = fusedDraw(logits, uniforms, options);
+    auto [tokens, logProbs] = fusedDraw(logits, uniforms, torch::Tensor(), options);
     if (!tokens.defined())
       return agreement;
     agreement.fused = true;
@@ -451,6 +528,38 @@ DrawPathAgreement compareDrawPaths(const torch::Tensor &logits, const SamplingOp
     // The fused log-prob against ATen's at the token the fused draw chose.
     auto atChosen = reference.gather(-1, tokens.unsqueeze(1)).squeeze(1);
     agreement.maxLogProbDiff = std::max(agreement.maxLogProbDiff, (atChosen - logProbs).abs().max().item<double>());
+  }
+  return agreement;
+}
+
+RecordPathAgreement compareRecordPaths(const Sampler &sampler, const std::vector<std::vector<std::int64_t>> &prompts,
+                                       std::int64_t group, SamplingOptions options) {
+  RecordPathAgreement agreement;
+  options.stopStrings.clear();
+  for (const double temperature : {0.0, 1.0}) {
+    options.temperature = temperature;
+    options.topP = temperature > 0 ? 0.999 : 1.0;
+    options.stopIds.clear();
+    options.fusedSampling = true;
+    // Stop ids from a first run: the token at a different step of a few rows.
+    const auto seen = sampler.generate(prompts, group, options);
+    if (!seen.usedFusedSampling)
+      return agreement;
+    agreement.fused = true;
+    for (std::size_t r = 0; r < seen.completions.size() && options.stopIds.size() < 4; r += 3) {
+      const auto &ids = seen.completions[r].ids;
+      if (ids.size() > 2)
+        options.stopIds.push_back(ids[(r * 5 + 2) % ids.size()]);
+    }
+    const auto onDevice = sampler.generate(prompts, group, options);
+    options.fusedSampling = false;
+    const auto withATen = sampler.generate(prompts, group, options);
+    for (std::size_t r = 0; r < onDevice.completions.size(); ++r) {
+      const auto &a = onDevice.completions[r], &b = withATen.completions[r];
+      ++agreement.completions;
+      agreement.sameCompletions += a.ids == b.ids && a.logProbs == b.logProbs && a.finish == b.finish;
+      agreement.stoppedEarly += a.finish == "stop_id";
+    }
   }
   return agreement;
 }

@@ -12,6 +12,7 @@
 // The log-prob is x / T - (max + log(total)), as log_softmax computes it.
 #include "cudaperf/trainer/TokenDrawKernels.h"
 
+#include "DependentLaunch.cuh"
 #include "WarpReduce.cuh"
 
 #include <cub/block/block_scan.cuh>
@@ -49,6 +50,8 @@ __global__ void __launch_bounds__(kStatsThreads)
   __shared__ float warpMaxima[kStatsThreads / 32];
   const int row = blockIdx.y, chunk = blockIdx.x, warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   const float *x = logits + static_cast<long>(row) * vocab + static_cast<long>(chunk) * kChunk;
+  letNextLaunch();
+  waitForPrevious(); // the logits are the previous kernel's result
   float v[kVectorsPerThread][4];
   float best = -INFINITY;
   bool nanSeen = false;
@@ -93,8 +96,9 @@ __global__ void __launch_bounds__(kStatsThreads)
 }
 
 __global__ void __launch_bounds__(kDrawThreads)
-    drawKernel(const float *logits, const float *uniforms, float inverseTemperature, int vocab, Layout layout,
-               const float *blockSums, const float *chunkMax, std::int64_t *tokens, float *logProbs) {
+    drawKernel(const float *logits, const float *uniforms, const std::int64_t *uniformRow, float inverseTemperature,
+               int vocab, Layout layout, const float *blockSums, const float *chunkMax, std::int64_t *tokens,
+               float *logProbs) {
   using Scan = cub::BlockScan<float, kDrawThreads>;
   __shared__ typename Scan::TempStorage scanStorage;
   __shared__ float maxima[kDrawThreads / 32], ends[kDrawThreads / 32];
@@ -103,6 +107,8 @@ __global__ void __launch_bounds__(kDrawThreads)
   const int row = blockIdx.x, warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   const float *rowChunkMax = chunkMax + static_cast<long>(row) * layout.chunksPerRow;
   const float *rowSums = blockSums + static_cast<long>(row) * layout.blocksPerRow;
+  waitForPrevious(); // the block sums are chunkStatsKernel's result
+  const float u = uniformRow ? uniforms[*uniformRow * gridDim.x + row] : uniforms[row];
 
   float best = -INFINITY;
   bool nanSeen = false;
@@ -155,7 +161,7 @@ __global__ void __launch_bounds__(kDrawThreads)
   float rowEnd = -INFINITY;
   for (int w = 0; w < kDrawThreads / 32; ++w)
     rowEnd = fmaxf(rowEnd, ends[w]);
-  const float target = fminf(uniforms[row] * total, rowEnd);
+  const float target = fminf(u * total, rowEnd);
   // The first block of mass whose cumulative mass reaches the target.
 #pragma unroll
   for (int i = 0; i < kBlocksPerThread; ++i)
@@ -255,13 +261,10 @@ void drawTokens(const DrawArgs &a, void *stream) {
   auto s = static_cast<cudaStream_t>(stream);
   // x * (1 / T) in f32, as ATen divides a tensor by a scalar.
   const float inverseTemperature = 1.0f / a.temperature;
-  chunkStatsKernel<<<dim3(layout.chunksPerRow, a.rows), kStatsThreads, 0, s>>>(a.logits, inverseTemperature, a.vocab,
-                                                                               layout, blockSums, chunkMax);
-  drawKernel<<<a.rows, kDrawThreads, 0, s>>>(a.logits, a.uniforms, inverseTemperature, a.vocab, layout, blockSums,
-                                             chunkMax, a.tokens, a.logProbs);
-  const cudaError_t error = cudaGetLastError();
-  if (error != cudaSuccess)
-    throw std::runtime_error(std::string("drawTokens: ") + cudaGetErrorString(error));
+  launchKernel("drawTokens", chunkStatsKernel, dim3(layout.chunksPerRow, a.rows), kStatsThreads, a.overlapPrevious, s,
+               a.logits, inverseTemperature, a.vocab, layout, blockSums, chunkMax);
+  launchKernel("drawTokens", drawKernel, dim3(a.rows), kDrawThreads, a.overlapPrevious, s, a.logits, a.uniforms,
+               a.uniformRow, inverseTemperature, a.vocab, layout, blockSums, chunkMax, a.tokens, a.logProbs);
 }
 
 } // namespace cudaperf::trainer::decode

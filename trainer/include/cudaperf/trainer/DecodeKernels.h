@@ -10,6 +10,9 @@
 //   4. RMSNorm + gate/up projection + silu(g) * u  projectRows(RmsNorm, SiluGate)
 //   5. down projection + residual, in place        projectRows(Plain, AddInPlace)
 //
+// and after the last layer the head, final RMSNorm + x W^T into f32 logits
+// (projectLogits), where ATen takes a norm, cuBLAS's GEMM and a cast.
+//
 // Rounding follows the ATen path (PolicyModel's other decode): f32
 // accumulation, bf16/f16 results rounded where ATen rounds them; the two
 // paths differ by summation order and by the attention weights, which stay
@@ -97,5 +100,23 @@ constexpr int kMaxGroupSize = 16;
 bool attentionFits(const AttendArgs &args);
 std::size_t attentionPartialFloats(int batch, int heads, int kvHeads, int headDim, int capacity);
 void attendOneToken(const AttendArgs &args, void *stream);
+
+struct LogitsArgs {
+  Element element = Element::BF16;
+  const void *x = nullptr;          // [rows, inFeatures]: the residual stream after the last layer
+  const void *normWeight = nullptr; // [inFeatures]: the final norm's
+  float eps = 0;
+  const void *weight = nullptr; // [vocab, inFeatures], row-major: lm_head (or the tied embedding)
+  float *out = nullptr;         // [rows, vocab]: each logit rounded to the element, then f32 (ATen's linear, .to(f32))
+  int rows = 0, inFeatures = 0, vocab = 0;
+  bool overlapPrevious = true;
+};
+
+// Whether projectLogits takes this shape: rows <= kMaxRows, inFeatures a
+// multiple of 32, vocab of 8, x (16 rows a tile, normalized) fitting one
+// block's shared memory on the current device, 16-byte aligned x, W and norm
+// weight, 8-byte aligned out.
+bool logitsFit(const LogitsArgs &args);
+void projectLogits(const LogitsArgs &args, void *stream);
 
 } // namespace cudaperf::trainer::decode

@@ -29,9 +29,10 @@ struct SamplingOptions {
   std::vector<std::int64_t> stopIds;    // EOS and the like: the token is kept, nothing after it
   std::vector<std::string> stopStrings; // needs a tokenizer; the text is cut after the string
   std::uint64_t seed = 0;
-  bool cudaGraph = true;   // on CUDA: capture the decode step once, replay it per token
-  bool fusedDecode = true; // the fused decode kernels where they take the model (PolicyModel::fusedDecodeFits),
-                           // and the fused draw where it takes the options (TokenDrawKernels.h)
+  bool cudaGraph = true;     // on CUDA: capture the decode step once, replay it per token
+  bool fusedDecode = true;   // the fused decode kernels where they take the model (PolicyModel::fusedDecodeFits)
+  bool fusedSampling = true; // on CUDA where the decode kernels are built: the fused draw where it takes the
+                             // options (TokenDrawKernels.h), the step's bookkeeping in one kernel (StepRecordKernel.h)
   std::int64_t padId = 0;
 };
 
@@ -49,6 +50,7 @@ struct GenerationResult {
   std::int64_t decodeSteps = 0;
   bool usedCudaGraph = false;
   bool usedFusedDecode = false;
+  bool usedFusedSampling = false; // the step's bookkeeping ran as one kernel
 };
 
 // A chat completion ends at the config's EOS ids or at <|im_end|>; padding uses the first of them.
@@ -104,5 +106,18 @@ struct DrawPathAgreement {
 };
 DrawPathAgreement compareDrawPaths(const torch::Tensor &logits, const SamplingOptions &options, std::int64_t trials,
                                    std::uint64_t seed);
+
+// The step's bookkeeping kernel (StepRecordKernel.h) against LibTorch's:
+// generate with fusedSampling on and off, where both take the same draws
+// (greedy, and T = 1 with top-p 0.999, which keeps the ATen draw), with stop
+// ids taken from a first run so that rows end at different steps. Bit-equal
+// ids, log-probs and finish reasons expected. fused is false where the kernel
+// does not run (CPU, or a build without the decode kernels).
+struct RecordPathAgreement {
+  bool fused = false;
+  std::int64_t completions = 0, sameCompletions = 0, stoppedEarly = 0;
+};
+RecordPathAgreement compareRecordPaths(const Sampler &sampler, const std::vector<std::vector<std::int64_t>> &prompts,
+                                       std::int64_t group, SamplingOptions options);
 
 } // namespace cudaperf::trainer

@@ -17,13 +17,15 @@ namespace cudaperf::trainer::decode {
 constexpr int kInverseCdfBlock = 128;
 
 struct DrawArgs {
-  const float *logits = nullptr;   // [rows, vocab], contiguous, 16-byte aligned
-  const float *uniforms = nullptr; // [rows], in (0, 1)
-  float temperature = 1;           // > 0: logits / temperature
-  std::int64_t *tokens = nullptr;  // [rows]
-  float *logProbs = nullptr;       // [rows]: log-softmax(logits / temperature) at the token
-  float *workspace = nullptr;      // drawWorkspaceFloats(rows, vocab)
+  const float *logits = nullptr;            // [rows, vocab], contiguous, 16-byte aligned
+  const float *uniforms = nullptr;          // [rows], in (0, 1); [steps, rows] where uniformRow is set
+  const std::int64_t *uniformRow = nullptr; // device, one value, or null: the row of uniforms this draw takes
+  float temperature = 1;                    // > 0: logits / temperature
+  std::int64_t *tokens = nullptr;           // [rows]
+  float *logProbs = nullptr;                // [rows]: log-softmax(logits / temperature) at the token
+  float *workspace = nullptr;               // drawWorkspaceFloats(rows, vocab)
   int rows = 0, vocab = 0;
+  bool overlapPrevious = true; // dependent launches (DecodeKernels.h): change no result
 };
 
 // Whether drawTokens takes this shape: vocab a multiple of 4, at most kMaxDrawVocab.
