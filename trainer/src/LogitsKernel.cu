@@ -26,10 +26,46 @@ namespace cudaperf::trainer::decode {
 
 namespace {
 
-constexpr int kLogitsWarps = 12, kLogitsThreads = kLogitsWarps * 32;
+// The shape (swept on the H200 with cudaperf-decode-bench; the macros exist
+// for that sweep): warps a block, blocks a SM, and the L2 fetch size a load
+// asks for (0: none; 128 or 256 bytes pull the rest of W's row segment into
+// L2 with the first load that touches it).
+#ifndef CUDAPERF_LOGITS_WARPS
+#define CUDAPERF_LOGITS_WARPS 12
+#endif
+#ifndef CUDAPERF_LOGITS_BLOCKS_PER_SM
+#define CUDAPERF_LOGITS_BLOCKS_PER_SM 1
+#endif
+#ifndef CUDAPERF_LOGITS_GROUP
+#define CUDAPERF_LOGITS_GROUP 14
+#endif
+#ifndef CUDAPERF_LOGITS_L2_FETCH
+#define CUDAPERF_LOGITS_L2_FETCH 0
+#endif
+constexpr int kLogitsWarps = CUDAPERF_LOGITS_WARPS, kLogitsThreads = kLogitsWarps * 32;
+constexpr int kLogitsBlocksPerSm = CUDAPERF_LOGITS_BLOCKS_PER_SM;
 // Chunks of 32 features a lane has in flight per buffer (E = 896: two groups
 // a tile at one m-tile of x); more m-tiles need the registers for their sums.
-template <int MT> __host__ __device__ constexpr int loadGroup() { return MT == 1 ? 14 : 7; }
+template <int MT> __host__ __device__ constexpr int loadGroup() {
+  return MT == 1 ? CUDAPERF_LOGITS_GROUP : (CUDAPERF_LOGITS_GROUP + 1) / 2;
+}
+
+// W's rows, read once: past L1, with the L2 fetch size above.
+__device__ __forceinline__ uint4 loadWeights(const void *p) {
+  uint4 v;
+#if CUDAPERF_LOGITS_L2_FETCH == 256
+  asm("ld.global.nc.L1::no_allocate.L2::256B.v4.u32 {%0,%1,%2,%3}, [%4];\n"
+      : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
+      : "l"(p));
+#elif CUDAPERF_LOGITS_L2_FETCH == 128
+  asm("ld.global.nc.L1::no_allocate.L2::128B.v4.u32 {%0,%1,%2,%3}, [%4];\n"
+      : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
+      : "l"(p));
+#else
+  v = loadStreaming(p);
+#endif
+  return v;
+}
 // Rows of x in shared memory are padded so that a row starts 64 bytes off the
 // previous one modulo 128: the 8 lanes of a shared-memory phase (two rows,
 // four quads of 16 bytes) hit distinct banks.
@@ -42,7 +78,8 @@ struct LogitsParams {
   int rows, in, vocab;
 };
 
-template <class T, int MT> __global__ void __launch_bounds__(kLogitsThreads, 1) logitsKernel(LogitsParams p) {
+template <class T, int MT>
+__global__ void __launch_bounds__(kLogitsThreads, kLogitsBlocksPerSm) logitsKernel(LogitsParams p) {
   using E = Traits<T>;
   constexpr int kGroup = loadGroup<MT>();
   extern __shared__ uint4 sharedWords[];
@@ -64,7 +101,7 @@ template <class T, int MT> __global__ void __launch_bounds__(kLogitsThreads, 1) 
 #pragma unroll
     for (int i = 0; i < kGroup; ++i)
       if (g0 + i < chunks)
-        buffer[i] = loadStreaming(row + (g0 + i) * 32);
+        buffer[i] = loadWeights(row + (g0 + i) * 32);
   };
   float acc[MT][4];
 #pragma unroll
@@ -159,7 +196,7 @@ template <class T, int MT> void launchLogits(const LogitsArgs &a, cudaStream_t s
   cudaGetDevice(&device);
   cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
   const LogitsParams params{a.x, a.normWeight, a.weight, a.out, a.eps, a.rows, a.inFeatures, a.vocab};
-  const int blocks = std::min(sms, (a.vocab / 8 + kLogitsWarps - 1) / kLogitsWarps);
+  const int blocks = std::min(sms * kLogitsBlocksPerSm, (a.vocab / 8 + kLogitsWarps - 1) / kLogitsWarps);
   launchKernelShared("projectLogits", kernel, dim3(blocks), kLogitsThreads, bytes, a.overlapPrevious, stream, params);
 }
 
