@@ -27,25 +27,28 @@ namespace cudaperf::trainer::decode {
 namespace {
 
 // The shape (swept on the H200 with cudaperf-decode-bench; the macros exist
-// for that sweep): warps a block, blocks a SM, and the L2 fetch size a load
-// asks for (0: none; 128 or 256 bytes pull the rest of W's row segment into
-// L2 with the first load that touches it).
+// for that sweep): warps a block, blocks a SM, chunks a buffer, and the L2
+// fetch size a load asks for (0: none; 128 or 256 bytes pull the rest of W's
+// row segment into L2 with the first load that touches it). At 16 rows, us:
+// 12 warps, 14 chunks, no hint 77.1; L2::128B 73.3; L2::256B 74.8;
+// 16 warps, 10 chunks, 256B 73.5; 16 warps, 8 chunks, 128B 73.4; 8 warps
+// x 2 a SM, 10 chunks, 256B 75.0; 24 warps, 6 chunks, 256B 75.5.
 #ifndef CUDAPERF_LOGITS_WARPS
-#define CUDAPERF_LOGITS_WARPS 12
+#define CUDAPERF_LOGITS_WARPS 16
 #endif
 #ifndef CUDAPERF_LOGITS_BLOCKS_PER_SM
 #define CUDAPERF_LOGITS_BLOCKS_PER_SM 1
 #endif
 #ifndef CUDAPERF_LOGITS_GROUP
-#define CUDAPERF_LOGITS_GROUP 14
+#define CUDAPERF_LOGITS_GROUP 8
 #endif
 #ifndef CUDAPERF_LOGITS_L2_FETCH
-#define CUDAPERF_LOGITS_L2_FETCH 0
+#define CUDAPERF_LOGITS_L2_FETCH 128
 #endif
 constexpr int kLogitsWarps = CUDAPERF_LOGITS_WARPS, kLogitsThreads = kLogitsWarps * 32;
 constexpr int kLogitsBlocksPerSm = CUDAPERF_LOGITS_BLOCKS_PER_SM;
-// Chunks of 32 features a lane has in flight per buffer (E = 896: two groups
-// a tile at one m-tile of x); more m-tiles need the registers for their sums.
+// Chunks of 32 features a lane has in flight per buffer; more m-tiles of x
+// need the registers for their sums.
 template <int MT> __host__ __device__ constexpr int loadGroup() {
   return MT == 1 ? CUDAPERF_LOGITS_GROUP : (CUDAPERF_LOGITS_GROUP + 1) / 2;
 }
