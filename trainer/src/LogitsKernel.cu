@@ -221,7 +221,7 @@ bool aligned(const void *p, std::uintptr_t bytes) { return p && reinterpret_cast
 } // namespace
 
 bool logitsFit(const LogitsArgs &a) {
-  if (a.rows <= 0 || a.rows > kMaxRows || a.inFeatures <= 0 || a.inFeatures % 32 != 0 || a.vocab <= 0 ||
+  if (a.rows <= 0 || a.rows > kMaxLogitsRows || a.inFeatures <= 0 || a.inFeatures % 32 != 0 || a.vocab <= 0 ||
       a.vocab % 8 != 0 || !aligned(a.x, 16) || !aligned(a.normWeight, 16) || !aligned(a.weight, 16) ||
       !aligned(a.out, 8))
     return false;

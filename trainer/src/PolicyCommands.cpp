@@ -186,11 +186,11 @@ int logitsCommand(const std::vector<std::string> &args) {
 // arrays), then recomputes every token's log-prob with one full forward (the
 // trainer's path): throughput and the sampler/trainer agreement as one JSON line.
 int sampleCheckCommand(const std::vector<std::string> &args) {
-  const Flags flags =
-      parseFlags(args,
-                 {"model", "prompts", "group", "max-new-tokens", "temperature", "top-p", "top-k", "seed", "device",
-                  "dtype", "completions-out"},
-                 {"ignore-eos", "no-cuda-graph", "no-fused-decode", "no-fused-sampling", "no-recompute"});
+  const Flags flags = parseFlags(
+      args,
+      {"model", "prompts", "group", "max-new-tokens", "temperature", "top-p", "top-k", "seed", "device", "dtype",
+       "completions-out", "steps-per-graph"},
+      {"ignore-eos", "no-cuda-graph", "no-fused-decode", "no-fused-sampling", "no-recompute", "record-check"});
   const std::string folder = textFlag(flags, "model");
   if (folder.empty() || !flags.count("prompts"))
     throw std::invalid_argument("--model DIR and --prompts FILE.json are required");
@@ -261,7 +261,7 @@ int sampleCheckCommand(const std::vector<std::string> &args) {
                                        {"max_cache_diff", paths.maxCacheDiff},
                                        {"max_abs_cache", paths.maxAbsCache}};
   }
-  if (result.usedFusedSampling) {
+  if (result.usedFusedSampling && switchFlag(flags, "record-check")) {
     SamplingOptions check = options;
     check.maxNewTokens = std::min<std::int64_t>(options.maxNewTokens, 48);
     const auto records = trainer::compareRecordPaths(sampler, prompts, group, check);
