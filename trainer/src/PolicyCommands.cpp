@@ -54,14 +54,11 @@ SamplingOptions samplingFlags(const Flags &flags, const trainer::ModelConfig &co
   options.maxNewTokens = integerFlag(flags, "max-new-tokens", 128);
   options.seed = static_cast<std::uint64_t>(integerFlag(flags, "seed", 0));
   options.cudaGraph = !switchFlag(flags, "no-cuda-graph");
-  options.stepsPerGraph = integerFlag(flags, "steps-per-graph", options.stepsPerGraph);
   // --no-fused-decode: LibTorch's operators for the whole step; --no-fused-sampling: for the draw and bookkeeping.
   options.fusedDecode = !switchFlag(flags, "no-fused-decode");
   options.fusedSampling = options.fusedDecode && !switchFlag(flags, "no-fused-sampling");
-  if (options.temperature < 0 || options.topP <= 0 || options.topP > 1 || options.topK < 0 ||
-      options.maxNewTokens <= 0 || options.stepsPerGraph <= 0)
-    throw std::invalid_argument(
-        "sampling: temperature >= 0, 0 < top-p <= 1, top-k >= 0, max-new-tokens > 0, steps-per-graph > 0");
+  if (options.temperature < 0 || options.topP <= 0 || options.topP > 1 || options.topK < 0 || options.maxNewTokens <= 0)
+    throw std::invalid_argument("sampling: temperature >= 0, 0 < top-p <= 1, top-k >= 0, max-new-tokens > 0");
   if (!switchFlag(flags, "ignore-eos"))
     options.stopIds = config.eosTokenIds;
   if (!config.eosTokenIds.empty())
@@ -103,11 +100,9 @@ std::int64_t cudaPeakBytes(torch::Device device) {
 } // namespace
 
 int generateCommand(const std::vector<std::string> &args) {
-  const Flags flags =
-      parseFlags(args,
-                 {"model", "prompt", "max-new-tokens", "temperature", "top-p", "top-k", "seed", "device", "dtype",
-                  "steps-per-graph"},
-                 {"ids", "chat", "ignore-eos", "no-cuda-graph", "no-fused-decode", "no-fused-sampling"});
+  const Flags flags = parseFlags(
+      args, {"model", "prompt", "max-new-tokens", "temperature", "top-p", "top-k", "seed", "device", "dtype"},
+      {"ids", "chat", "ignore-eos", "no-cuda-graph", "no-fused-decode", "no-fused-sampling"});
   const std::string folder = textFlag(flags, "model");
   if (folder.empty() || !flags.count("prompt"))
     throw std::invalid_argument("--model DIR and --prompt TEXT are required");
@@ -189,7 +184,7 @@ int sampleCheckCommand(const std::vector<std::string> &args) {
   const Flags flags = parseFlags(
       args,
       {"model", "prompts", "group", "max-new-tokens", "temperature", "top-p", "top-k", "seed", "device", "dtype",
-       "completions-out", "steps-per-graph"},
+       "completions-out"},
       {"ignore-eos", "no-cuda-graph", "no-fused-decode", "no-fused-sampling", "no-recompute", "record-check"});
   const std::string folder = textFlag(flags, "model");
   if (folder.empty() || !flags.count("prompts"))

@@ -344,38 +344,25 @@ GenerationResult Sampler::generate(const std::vector<std::vector<std::int64_t>> 
   };
 
   start = std::chrono::steady_clock::now();
-  std::int64_t produced = 1, checked = 0;
+  std::int64_t produced = 1;
   bool useGraph = false;
 #ifdef CUDAPERF_TORCH_CUDA
-  // One graph of stepsPerGraph steps (no gap between steps' graphs), one of a
-  // single step for the tail; each captured the first time it is needed.
-  const std::int64_t span = std::max<std::int64_t>(1, options.stepsPerGraph);
-  std::unique_ptr<at::cuda::CUDAGraph> oneStep, manySteps;
-  auto replay = [&](std::unique_ptr<at::cuda::CUDAGraph> &graph, std::int64_t steps) {
-    if (!graph) {
-      graph = std::make_unique<at::cuda::CUDAGraph>();
-      graph->capture_begin();
-      for (std::int64_t i = 0; i < steps; ++i)
-        step();
-      graph->capture_end();
-    }
-    graph->replay();
-    produced += steps;
-  };
+  std::unique_ptr<at::cuda::CUDAGraph> graph;
   useGraph = device.is_cuda() && options.cudaGraph;
 #endif
   while (produced < N) {
-    if (produced - checked >= kCheckEvery) {
-      checked = produced;
-      if (allDone(produced))
-        break;
-    }
+    if (produced % kCheckEvery == 0 && allDone(produced))
+      break;
 #ifdef CUDAPERF_TORCH_CUDA
     if (useGraph && produced >= 2) { // step 1 ran eagerly: the warm-up before capture
-      if (span > 1 && produced + span <= N)
-        replay(manySteps, span);
-      else
-        replay(oneStep, 1);
+      if (!graph) {
+        graph = std::make_unique<at::cuda::CUDAGraph>();
+        graph->capture_begin();
+        step();
+        graph->capture_end();
+      }
+      graph->replay();
+      ++produced;
       continue;
     }
 #endif
@@ -549,7 +536,6 @@ RecordPathAgreement compareRecordPaths(const Sampler &sampler, const std::vector
                                        std::int64_t group, SamplingOptions options) {
   RecordPathAgreement agreement;
   options.stopStrings.clear();
-  const auto spanOnDevice = options.stepsPerGraph;
   for (const double temperature : {0.0, 1.0}) {
     options.temperature = temperature;
     options.topP = temperature > 0 ? 0.999 : 1.0;
@@ -567,9 +553,7 @@ RecordPathAgreement compareRecordPaths(const Sampler &sampler, const std::vector
     }
     const auto onDevice = sampler.generate(prompts, group, options);
     options.fusedSampling = false;
-    options.stepsPerGraph = 1; // and a graph per step: the span of a graph changes no result either
     const auto withATen = sampler.generate(prompts, group, options);
-    options.stepsPerGraph = spanOnDevice;
     for (std::size_t r = 0; r < onDevice.completions.size(); ++r) {
       const auto &a = onDevice.completions[r], &b = withATen.completions[r];
       ++agreement.completions;

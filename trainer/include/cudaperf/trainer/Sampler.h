@@ -29,10 +29,9 @@ struct SamplingOptions {
   std::vector<std::int64_t> stopIds;    // EOS and the like: the token is kept, nothing after it
   std::vector<std::string> stopStrings; // needs a tokenizer; the text is cut after the string
   std::uint64_t seed = 0;
-  bool cudaGraph = true;           // on CUDA: capture the decode step once, replay it per token
-  std::int64_t stepsPerGraph = 16; // decode steps one replay runs (the tail one at a time); 1: a graph per step
-  bool fusedDecode = true;         // the fused decode kernels where they take the model (PolicyModel::fusedDecodeFits)
-  bool fusedSampling = true;       // on CUDA where the decode kernels are built: the fused draw where it takes the
+  bool cudaGraph = true;     // on CUDA: capture the decode step once, replay it per token
+  bool fusedDecode = true;   // the fused decode kernels where they take the model (PolicyModel::fusedDecodeFits)
+  bool fusedSampling = true; // on CUDA where the decode kernels are built: the fused draw where it takes the
                              // options (TokenDrawKernels.h), the step's bookkeeping in one kernel (StepRecordKernel.h)
   std::int64_t padId = 0;
 };
@@ -109,8 +108,7 @@ DrawPathAgreement compareDrawPaths(const torch::Tensor &logits, const SamplingOp
                                    std::uint64_t seed);
 
 // The step's bookkeeping kernel (StepRecordKernel.h) against LibTorch's:
-// generate with fusedSampling on (stepsPerGraph as given) and off (a graph
-// per step), where both take the same draws
+// generate with fusedSampling on and off, where both take the same draws
 // (greedy, and T = 1 with top-p 0.999, which keeps the ATen draw), with stop
 // ids taken from a first run so that rows end at different steps. Bit-equal
 // ids, log-probs and finish reasons expected. fused is false where the kernel
