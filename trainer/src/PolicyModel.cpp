@@ -7,6 +7,7 @@
 #ifdef CUDAPERF_FUSED_DECODE
 #include "cudaperf/trainer/DecodeKernels.h"
 
+#include <c10/cuda/CUDAGuard.h>
 #include <c10/cuda/CUDAStream.h>
 #endif
 
@@ -582,6 +583,7 @@ torch::Tensor PolicyModel::decodeFused(const torch::Tensor &ids, const torch::Te
   const auto B = ids.size(0), S = cache.capacity;
   const auto I = config_.intermediateSize, D = config_.headDim, H = config_.heads, K = config_.kvHeads;
   const auto element = dtype_ == torch::kBFloat16 ? decode::Element::BF16 : decode::Element::F16;
+  const c10::cuda::CUDAGuard onDevice(device_); // the kernels launch on the current device
   void *stream = c10::cuda::getCurrentCUDAStream(device_.index()).stream();
   if (slot.scalar_type() != torch::kInt64 || firstSlot.scalar_type() != torch::kInt64)
     throw std::invalid_argument("decode: slot and firstSlot are int64 tensors");
