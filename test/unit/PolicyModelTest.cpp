@@ -287,6 +287,37 @@ TEST_F(SamplerTest, TheStepBookkeepingKernelIsNotClaimedOnTheCpu) {
   EXPECT_EQ(records.completions, 0);
 }
 
+// bitEqualRows, which the GPU check of the bookkeeping kernel counts with:
+// every written column (past a row's stop id too), log-probs as bits.
+TEST_F(SamplerTest, BitEqualRowsSeesPaddingAndTheSignOfZero) {
+  const Sampler sampler(*model_);
+  SamplingOptions o;
+  o.maxNewTokens = 8;
+  o.seed = 3;
+  const std::vector<std::vector<std::int64_t>> prompts{{4, 5}, {6}};
+  const auto a = sampler.generate(prompts, 2, o);
+  auto b = sampler.generate(prompts, 2, o);
+  ASSERT_EQ(a.generatedIds.sizes(), (std::vector<std::int64_t>{4, 8}));
+  EXPECT_EQ(bitEqualRows(a, b), 4);
+  b.generatedIds[1][7] = b.generatedIds[1][7].item<std::int64_t>() + 1; // past any stop: still a difference
+  EXPECT_EQ(bitEqualRows(a, b), 3);
+  auto c = a;
+  c.generatedIds = a.generatedIds.clone();
+  c.generatedLogProbs = a.generatedLogProbs.clone();
+  c.generatedLogProbs[2][0] = 0.0f;
+  auto d = c;
+  d.generatedLogProbs = c.generatedLogProbs.clone();
+  d.generatedLogProbs[2][0] = -0.0f; // equal as floats, not as bits
+  EXPECT_EQ(bitEqualRows(c, d), 3);
+  d.generatedLogProbs[2][0] = std::numeric_limits<float>::quiet_NaN();
+  c.generatedLogProbs[2][0] = std::numeric_limits<float>::quiet_NaN();
+  EXPECT_EQ(bitEqualRows(c, d), 4); // the same NaN bits are the same record
+  d.completions[3].finish = "stop_id";
+  EXPECT_EQ(bitEqualRows(c, d), 3);
+  o.maxNewTokens = 6;
+  EXPECT_EQ(bitEqualRows(a, sampler.generate(prompts, 2, o)), 0); // other steps: nothing compares
+}
+
 TEST_F(SamplerTest, SameSeedSameCompletionsOtherSeedOthers) {
   const Sampler sampler(*model_);
   SamplingOptions o;

@@ -424,7 +424,10 @@ template <class T, int D> __global__ void __launch_bounds__(32 * kMaxGroupSize) 
   const int lane = threadIdx.x % 32, g = threadIdx.x / 32, split = blockIdx.x, rowHead = blockIdx.y;
   const int K = p.kvHeads, G = p.heads / p.kvHeads;
   const int b = rowHead / K, kvHead = rowHead % K;
-  // A row whose first real slot is past this one sees only itself (as the ATen mask lets it).
+  // A row whose first real slot is past this one sees only itself (as the ATen
+  // mask lets it). Read before the wait: the slot changes only between steps
+  // (the sampler's record kernel, followed by a kernel launched without the
+  // dependent-launch attribute, the embedding lookup, which waits for it).
   const long slot = *p.slot, first = min(p.first[b], slot);
   const int length = static_cast<int>(slot - first) + 1; // keys [first, slot]
   if (split * KPB >= length) {
@@ -630,6 +633,16 @@ template <class T> void dispatchAttend(const AttendArgs &a, cudaStream_t stream)
 }
 
 } // namespace
+
+bool kernelsRunHere() {
+  cudaFuncAttributes attributes{};
+  const bool runs =
+      cudaFuncGetAttributes(&attributes, projectKernel<__nv_bfloat16, 1, 1, Prologue::RmsNorm, Epilogue::Store>) ==
+      cudaSuccess;
+  if (!runs)
+    cudaGetLastError(); // no image for this device: not an error of a later launch
+  return runs;
+}
 
 bool projectionFits(const ProjectArgs &a) {
   const int rowsPerBlock = a.epilogue == Epilogue::SiluGate ? 16 : 8;

@@ -1,6 +1,6 @@
 // The head of the decode step (DecodeKernels.h, projectLogits): final RMSNorm
-// and logits = x W^T for at most 64 rows of x, W the [vocab, E] embedding or
-// lm_head, into f32.
+// and logits = x W^T for at most kMaxLogitsRows (48) rows of x, W the
+// [vocab, E] embedding or lm_head, into f32.
 //
 // W (272 MB for Qwen2-0.5B) dwarfs x (16 x 896 values): every block keeps
 // all rows of x, normalized, in shared memory, and each warp streams its own
@@ -193,11 +193,14 @@ int mTilesOf(int rows) { return (rows + 15) / 16; }
 template <class T, int MT> void launchLogits(const LogitsArgs &a, cudaStream_t stream) {
   auto kernel = logitsKernel<T, MT>;
   const std::size_t bytes = sharedBytes(MT, a.inFeatures);
-  if (cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(bytes)) != cudaSuccess)
-    throw std::runtime_error("projectLogits: shared memory for x refused");
-  int device = 0, sms = 0;
+  int device = 0, sms = 0, optIn = 0;
   cudaGetDevice(&device);
   cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
+  cudaDeviceGetAttribute(&optIn, cudaDevAttrMaxSharedMemoryPerBlockOptin, device);
+  // The device's whole opt-in, the same value at every launch: threads launching
+  // for models of other widths never lower it under each other.
+  if (cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, optIn) != cudaSuccess)
+    throw std::runtime_error("projectLogits: shared memory for x refused");
   const LogitsParams params{a.x, a.normWeight, a.weight, a.out, a.eps, a.rows, a.inFeatures, a.vocab};
   const int blocks = std::min(sms * kLogitsBlocksPerSm, (a.vocab / 8 + kLogitsWarps - 1) / kLogitsWarps);
   launchKernelShared("projectLogits", kernel, dim3(blocks), kLogitsThreads, bytes, a.overlapPrevious, stream, params);
@@ -209,10 +212,8 @@ template <class T> void dispatchLogits(const LogitsArgs &a, cudaStream_t stream)
     return launchLogits<T, 1>(a, stream);
   case 2:
     return launchLogits<T, 2>(a, stream);
-  case 3:
+  default: // logitsFit: at most three m-tiles
     return launchLogits<T, 3>(a, stream);
-  default:
-    return launchLogits<T, 4>(a, stream);
   }
 }
 

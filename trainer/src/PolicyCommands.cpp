@@ -262,7 +262,8 @@ int sampleCheckCommand(const std::vector<std::string> &args) {
     const auto records = trainer::compareRecordPaths(sampler, prompts, group, check);
     out["record_paths"] = json::object{{"completions", records.completions},
                                        {"same_completions", records.sameCompletions},
-                                       {"stopped_early", records.stoppedEarly}};
+                                       {"stopped_early", records.stoppedEarly},
+                                       {"same_steps", records.sameSteps}};
   }
   if (device.is_cuda() && options.temperature > 0 && options.fusedSampling) {
     // The fused draw against the ATen one on logits of the model's vocabulary

@@ -567,7 +567,10 @@ bool PolicyModel::fusedDecodeFits(std::int64_t batch) const {
 #ifdef CUDAPERF_FUSED_DECODE
   const ModelConfig &c = config_;
   const auto D = c.headDim, H = c.heads, K = c.kvHeads;
-  return device_.is_cuda() && (dtype_ == torch::kBFloat16 || dtype_ == torch::kFloat16) && !hasLora() &&
+  if (!device_.is_cuda())
+    return false;
+  const c10::cuda::CUDAGuard onDevice(device_);
+  return decode::kernelsRunHere() && (dtype_ == torch::kBFloat16 || dtype_ == torch::kFloat16) && !hasLora() &&
          !c.outputBias && !c.mlpBias && batch > 0 && batch <= decode::kMaxRows && (D == 64 || D == 128) && K > 0 &&
          H % K == 0 && H / K <= decode::kMaxGroupSize && c.hiddenSize % 32 == 0 && (H * D) % 32 == 0 &&
          c.intermediateSize % 32 == 0;
@@ -662,19 +665,20 @@ torch::Tensor PolicyModel::decodeFused(const torch::Tensor &ids, const torch::Te
     project(decode::Prologue::Plain, decode::Epilogue::AddInPlace, activated, layer.down, none, none, hidden, {});
   }
   // The head in one kernel (final norm, logits, f32) where it takes the shape; else ATen's three.
-  auto out = torch::empty({B, config_.vocabSize}, torch::TensorOptions().dtype(torch::kFloat32).device(device_));
   decode::LogitsArgs head;
   head.element = element;
   head.x = hidden.data_ptr();
   head.normWeight = finalNorm_.data_ptr();
   head.eps = static_cast<float>(config_.rmsNormEps);
   head.weight = lmHead_.data_ptr();
-  head.out = out.data_ptr<float>();
+  head.out = reinterpret_cast<float *>(16); // aligned, non-null: logitsFit asks for the shape first
   head.rows = static_cast<int>(B);
   head.inFeatures = static_cast<int>(hidden.size(1));
   head.vocab = static_cast<int>(config_.vocabSize);
   if (!lmHead_.is_contiguous() || lmHead_.size(0) != config_.vocabSize || !decode::logitsFit(head))
     return logits(hidden);
+  auto out = torch::empty({B, config_.vocabSize}, torch::TensorOptions().dtype(torch::kFloat32).device(device_));
+  head.out = out.data_ptr<float>();
   decode::projectLogits(head, stream);
   return out;
 #else

@@ -1,5 +1,6 @@
 #include "cudaperf/trainer/Sampler.h"
 
+#include "cudaperf/trainer/DecodeKernels.h"
 #include "cudaperf/trainer/StepRecordKernel.h"
 #include "cudaperf/trainer/TokenDrawKernels.h"
 #include "cudaperf/trainer/Tokenizer.h"
@@ -63,6 +64,8 @@ std::pair<torch::Tensor, torch::Tensor> fusedDraw(const torch::Tensor &logits, c
                            : uniforms.numel() != B)
     return {};
   const c10::cuda::CUDAGuard onDevice(logits.device());
+  if (!decode::kernelsRunHere())
+    return {};
   auto tokens = torch::empty({B}, logits.options().dtype(torch::kInt64));
   auto logProbs = torch::empty({B}, logits.options());
   decode::DrawArgs args;
@@ -116,8 +119,11 @@ struct StepState {
 // Whether the step's bookkeeping runs as one kernel (StepRecordKernel.h).
 bool recordsOnDevice(const torch::Device &device, const SamplingOptions &options) {
 #ifdef CUDAPERF_FUSED_DECODE
-  return device.is_cuda() && options.fusedSampling &&
-         options.stopIds.size() <= static_cast<std::size_t>(decode::kMaxRecordStopIds);
+  if (!device.is_cuda() || !options.fusedSampling ||
+      options.stopIds.size() > static_cast<std::size_t>(decode::kMaxRecordStopIds))
+    return false;
+  const c10::cuda::CUDAGuard onDevice(device);
+  return decode::kernelsRunHere();
 #else
   (void)device, (void)options;
   return false;
@@ -298,7 +304,7 @@ GenerationResult Sampler::generate(const std::vector<std::vector<std::int64_t>> 
   state.column = torch::full({1}, 1, longOptions.device(device));
   const auto path = options.fusedDecode ? PolicyModel::DecodePath::Fastest : PolicyModel::DecodePath::ATen;
   result.usedFusedDecode = options.fusedDecode && model_.fusedDecodeFits(B);
-  result.usedFusedSampling = recordsOnDevice(device, options);
+  result.usedFusedSampling = N > 1 && recordsOnDevice(device, options);
   auto step = [&] {
     auto stepLogits = model_.decode(state.lastToken, state.slot, firstSlot, cache, path);
     if (!result.usedFusedSampling) {
@@ -377,6 +383,8 @@ GenerationResult Sampler::generate(const std::vector<std::vector<std::int64_t>> 
   // Cut each row after its first stop id, or after the token that completes a stop string.
   auto hostIds = state.generated.narrow(1, 0, produced).to(torch::kCPU).contiguous();
   auto hostLogProbs = state.logProbs.narrow(1, 0, produced).to(torch::kCPU).contiguous();
+  result.generatedIds = hostIds;
+  result.generatedLogProbs = hostLogProbs;
   for (std::int64_t b = 0; b < B; ++b) {
     Completion completion;
     completion.finish = "length";
@@ -515,9 +523,14 @@ DrawPathAgreement compareDrawPaths(const torch::Tensor &logits, const SamplingOp
   DrawPathAgreement agreement;
   torch::NoGradGuard noGrad;
   auto generator = at::detail::createCPUGenerator(seed);
+  // As the sampler draws: a table of uniforms [steps, B] and the step's row as a device value.
+  constexpr std::int64_t kSteps = 3;
   for (std::int64_t t = 0; t < trials; ++t) {
-    auto uniforms = (at::rand({logits.size(0)}, generator, torch::kFloat32) * (1 - 2e-7) + 1e-7).to(logits.device());
-    auto [tokens, logProbs] = fusedDraw(logits, uniforms, torch::Tensor(), options);
+    auto table =
+        (at::rand({kSteps, logits.size(0)}, generator, torch::kFloat32) * (1 - 2e-7) + 1e-7).to(logits.device());
+    auto row = torch::full({1}, t % kSteps, torch::TensorOptions().dtype(torch::kInt64).device(logits.device()));
+    auto uniforms = table.select(0, t % kSteps);
+    auto [tokens, logProbs] = fusedDraw(logits, table, row, options);
     if (!tokens.defined())
       return agreement;
     agreement.fused = true;
@@ -530,6 +543,20 @@ DrawPathAgreement compareDrawPaths(const torch::Tensor &logits, const SamplingOp
     agreement.maxLogProbDiff = std::max(agreement.maxLogProbDiff, (atChosen - logProbs).abs().max().item<double>());
   }
   return agreement;
+}
+
+std::int64_t bitEqualRows(const GenerationResult &a, const GenerationResult &b) {
+  if (!a.generatedIds.defined() || !b.generatedIds.defined() || a.completions.size() != b.completions.size() ||
+      a.generatedIds.sizes() != b.generatedIds.sizes() || a.generatedLogProbs.sizes() != b.generatedLogProbs.sizes())
+    return 0;
+  // Log-probs compared as their bits: a kernel writing -0 or another NaN is not the same.
+  auto bitsA = a.generatedLogProbs.contiguous().view(torch::kInt32);
+  auto bitsB = b.generatedLogProbs.contiguous().view(torch::kInt32);
+  std::int64_t same = 0;
+  for (std::int64_t r = 0; r < a.generatedIds.size(0); ++r)
+    same += torch::equal(a.generatedIds[r], b.generatedIds[r]) && torch::equal(bitsA[r], bitsB[r]) &&
+            a.completions[r].finish == b.completions[r].finish;
+  return same;
 }
 
 RecordPathAgreement compareRecordPaths(const Sampler &sampler, const std::vector<std::vector<std::int64_t>> &prompts,
@@ -554,12 +581,11 @@ RecordPathAgreement compareRecordPaths(const Sampler &sampler, const std::vector
     const auto onDevice = sampler.generate(prompts, group, options);
     options.fusedSampling = false;
     const auto withATen = sampler.generate(prompts, group, options);
-    for (std::size_t r = 0; r < onDevice.completions.size(); ++r) {
-      const auto &a = onDevice.completions[r], &b = withATen.completions[r];
-      ++agreement.completions;
-      agreement.sameCompletions += a.ids == b.ids && a.logProbs == b.logProbs && a.finish == b.finish;
-      agreement.stoppedEarly += a.finish == "stop_id";
-    }
+    agreement.completions += static_cast<std::int64_t>(onDevice.completions.size());
+    agreement.sameCompletions += bitEqualRows(onDevice, withATen);
+    agreement.sameSteps = agreement.sameSteps && onDevice.decodeSteps == withATen.decodeSteps;
+    for (const auto &completion : onDevice.completions)
+      agreement.stoppedEarly += completion.finish == "stop_id";
   }
   return agreement;
 }

@@ -38,7 +38,9 @@ __global__ void __launch_bounds__(kRecordThreads)
     finished[b] = stopped;
     lastToken[b] = token;
   }
-  letNextLaunch();
+  // No early launch of the next kernel: the next step's attention reads the
+  // slot before it waits (DecodeKernels.cu), which holds only because the
+  // kernel after this one waits for it to complete (the embedding lookup).
   __syncthreads();
   if (threadIdx.x == 0) {
     *slot += 1;

@@ -27,6 +27,11 @@ namespace cudaperf::trainer::decode {
 
 enum class Element { BF16, F16 };
 
+// Whether the current device can run this build's kernels (the library holds
+// an image for its architecture: sm_80 and later as built). The callers'
+// ATen paths run where it cannot.
+bool kernelsRunHere();
+
 // Bytes a later kernel of the step reads (its weights): the launch pulls them
 // into L2 while it runs, so that their DRAM time overlaps this kernel and the
 // next one finds them in L2. A hint: it changes no result.

@@ -51,7 +51,15 @@ struct GenerationResult {
   bool usedCudaGraph = false;
   bool usedFusedDecode = false;
   bool usedFusedSampling = false; // the step's bookkeeping ran as one kernel
+  // On the CPU, [B, decodeSteps + 1]: every column the steps wrote, the
+  // padding and zero log-probs of finished rows included (completions stop at the stop id).
+  torch::Tensor generatedIds, generatedLogProbs;
 };
+
+// Rows of two generations equal in every column written (ids, the bits of
+// each log-prob: NaN equals NaN, -0 differs from +0) and in finish reason; 0
+// where the two ran different numbers of steps or rows.
+std::int64_t bitEqualRows(const GenerationResult &a, const GenerationResult &b);
 
 // A chat completion ends at the config's EOS ids or at <|im_end|>; padding uses the first of them.
 void stopAtEndOfTurn(SamplingOptions &options, const ModelConfig &config, const Tokenizer &tokenizer);
@@ -96,7 +104,8 @@ DecodePathAgreement compareDecodePaths(const PolicyModel &model, const std::vect
 
 // The fused draw (TokenDrawKernels.h; temperature > 0, no top-k or top-p,
 // CUDA f32 logits [B, V]) against samplingLogProbs + inverseCdfDraw on the
-// same logits and `trials` sets of uniforms: tokens equal, and the largest
+// same logits and `trials` sets of uniforms (the fused draw reading them as
+// the sampler does, from a [steps, B] table at a device row index): tokens equal, and the largest
 // |log-prob difference| at the fused draw's token. fused is false where the
 // fused draw does not take these logits or options.
 struct DrawPathAgreement {
@@ -111,11 +120,12 @@ DrawPathAgreement compareDrawPaths(const torch::Tensor &logits, const SamplingOp
 // generate with fusedSampling on and off, where both take the same draws
 // (greedy, and T = 1 with top-p 0.999, which keeps the ATen draw), with stop
 // ids taken from a first run so that rows end at different steps. Bit-equal
-// ids, log-probs and finish reasons expected. fused is false where the kernel
-// does not run (CPU, or a build without the decode kernels).
+// rows expected (bitEqualRows: finished rows' padding too) and the same number of steps. fused is false where the
+// kernel does not run (CPU, or a build without the decode kernels).
 struct RecordPathAgreement {
   bool fused = false;
   std::int64_t completions = 0, sameCompletions = 0, stoppedEarly = 0;
+  bool sameSteps = true;
 };
 RecordPathAgreement compareRecordPaths(const Sampler &sampler, const std::vector<std::vector<std::int64_t>> &prompts,
                                        std::int64_t group, SamplingOptions options);
