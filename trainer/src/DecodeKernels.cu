@@ -28,7 +28,6 @@
 #include <cuda_runtime.h>
 
 #include <stdexcept>
-#include <string>
 
 namespace cudaperf::trainer::decode {
 
@@ -331,12 +330,6 @@ template <class T> void dispatchProject(const ProjectArgs &a, cudaStream_t strea
   if (a.prologue == Prologue::Plain && a.epilogue == Epilogue::AddInPlace)
     return dispatchRows<T, Prologue::Plain, Epilogue::AddInPlace>(a, stream);
   throw std::invalid_argument("projectRows: this prologue and epilogue are not built together (DecodeKernels.h)");
-}
-
-void checkLaunch(const char *what) {
-  const cudaError_t error = cudaGetLastError();
-  if (error != cudaSuccess)
-    throw std::runtime_error(std::string(what) + ": " + cudaGetErrorString(error));
 }
 
 // x is read through the read-only path while out is written: they must not share bytes.
@@ -661,7 +654,6 @@ void projectRows(const ProjectArgs &args, void *stream) {
     dispatchProject<__nv_bfloat16>(args, s);
   else
     dispatchProject<__half>(args, s);
-  checkLaunch("projectRows");
 }
 
 bool attentionFits(const AttendArgs &a) {
@@ -683,7 +675,6 @@ void attendOneToken(const AttendArgs &args, void *stream) {
     dispatchAttend<__nv_bfloat16>(args, s);
   else
     dispatchAttend<__half>(args, s);
-  checkLaunch("attendOneToken");
 }
 
 } // namespace cudaperf::trainer::decode
