@@ -56,6 +56,9 @@ template <Epilogue EP, int MT> __host__ __device__ constexpr int projectionLoadB
 }
 // Keys per attention block. 64 (fewer blocks, each twice the serial work)
 // measured slower on the H200: 11.1 us against 9.4 us at 16 rows, 320 keys.
+// A cluster of 8 blocks per (row, kv head) combining through distributed
+// shared memory made the decode step slower (0.932 ms against 0.821 ms,
+// docs/training.md).
 constexpr int kKeysPerBlock = 32;
 
 // Prefetch ranges as the kernels take them.
