@@ -7,7 +7,7 @@ packages=(
   build-essential cmake ninja-build python3
   clang-19 libclang-19-dev llvm-19-dev llvm-19-tools libclang-rt-19-dev
   libboost1.81-dev libboost-json1.81-dev
-  libspdlog-dev libsqlite3-dev
+  libspdlog-dev libsqlite3-dev libssl-dev libcli11-dev
   libtorch-dev
   libpcre2-dev libicu-dev gnuplot-nox
   libgtest-dev wrk

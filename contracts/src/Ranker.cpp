@@ -34,7 +34,7 @@ const json::value &member(const json::object &object, const char *key, const std
 
 RankerModel rankerFromJson(const json::value &document) {
   if (!document.is_object())
-    fail("(top level)", "expected an object");
+    fail("(top level)", "must be an object");
   const json::object &root = document.get_object();
   RankerModel model;
   // CudaPerf's 11 first, in their order (the hand mapping and old files rely
@@ -89,7 +89,7 @@ RankerModel rankerFromJson(const json::value &document) {
   for (std::size_t l = 0; l < layers.get_array().size(); ++l) {
     const std::string field = "layers[" + std::to_string(l) + "]";
     if (!layers.get_array()[l].is_object())
-      fail(field, "expected an object");
+      fail(field, "must be an object");
     const json::object &layer = layers.get_array()[l].get_object();
     DenseLayer dense;
     dense.bias = numbers(member(layer, "bias", field), field + ".bias");

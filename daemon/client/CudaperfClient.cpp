@@ -12,6 +12,7 @@
 // reached or answers 502, 503 or 504 (an evaluation is idempotent: the same
 // request is the same answer). Prints the JSON answer; exit status 0 on HTTP
 // 200, 1 otherwise, 2 on bad usage.
+#include "cudaperf/contracts/CommandLine.h"
 #include "cudaperf/contracts/TextFile.h"
 #include "cudaperf/daemon/InstalledPaths.h"
 
@@ -34,14 +35,6 @@ namespace net = boost::asio;
 namespace json = boost::json;
 
 namespace {
-
-int usage() {
-  std::cerr << "usage: cudaperf [--url http://HOST:PORT[,http://HOST:PORT...]] analyze FILE.cu [--arch sm_90]\n"
-               "       cudaperf [--url http://HOST:PORT] eval --task NAME FILE.cu [--turn N]\n"
-               "       cudaperf [--url http://HOST:PORT] tasks | health\n"
-               "       cudaperf import-kernelbench DIR|FILE... --out TASKS_DIR [--memory device|host]\n";
-  return 2;
-}
 
 struct Answer {
   http::status status;
@@ -127,40 +120,33 @@ int main(int argc, char **argv) {
               << "torch)\n";
     return 2;
   }
-  std::string url = "http://127.0.0.1:8742";
-  if (args.size() >= 2 && args[0] == "--url") {
-    url = args[1];
-    args.erase(args.begin(), args.begin() + 2);
-  }
-  if (args.empty())
-    return usage();
+  CLI::App app("cudaperf: command-line client of cudaperfd", "cudaperf");
+  std::string url = "http://127.0.0.1:8742", file, task, arch = "sm_90";
+  int turn = 1;
+  cudaperf::valueFlag(app, "--url", url, "daemon URLs, comma-separated (failover)")->default_str(url);
+  CLI::App *analyze = app.add_subcommand("analyze", "the static feature report of FILE.cu");
+  analyze->add_option("file", file, "FILE.cu")->required();
+  cudaperf::valueFlag(*analyze, "--arch", arch, "sm_80 or sm_90")->default_str(arch);
+  CLI::App *eval = app.add_subcommand("eval", "evaluate FILE.cu against a task");
+  eval->add_option("file", file, "FILE.cu")->required();
+  cudaperf::valueFlag(*eval, "--task", task, "the task's name")->required();
+  cudaperf::valueFlag(*eval, "--turn", turn, "the refinement turn")->check(CLI::PositiveNumber);
+  CLI::App *tasks = app.add_subcommand("tasks", "the daemon's tasks");
+  CLI::App *health = app.add_subcommand("health", "the daemon's health");
+  app.add_subcommand("import-kernelbench", "KernelBench problems as tasks (DIR|FILE... --out TASKS_DIR)");
+  app.require_subcommand(1);
+  if (const auto status = cudaperf::parseOrExit(app, args, "cudaperf"))
+    return *status;
   try {
-    const std::string command = args[0];
-    if (command == "tasks" || command == "health")
-      return request(url, http::verb::get, command == "tasks" ? "/v1/tasks" : "/healthz", "");
-    std::string file, task, arch = "sm_90";
-    int turn = 1;
-    for (std::size_t i = 1; i < args.size(); ++i) {
-      if (args[i] == "--task" && i + 1 < args.size())
-        task = args[++i];
-      else if (args[i] == "--arch" && i + 1 < args.size())
-        arch = args[++i];
-      else if (args[i] == "--turn" && i + 1 < args.size())
-        turn = std::stoi(args[++i]);
-      else if (file.empty())
-        file = args[i];
-      else
-        return usage();
-    }
-    if (file.empty())
-      return usage();
-    if (command == "analyze")
-      return request(url, http::verb::post, "/v1/analyze",
-                     json::serialize(json::object{{"source", cudaperf::readTextFile(file)}, {"filename", file}, {"arch", arch}}));
-    if (command == "eval" && !task.empty())
-      return request(url, http::verb::post, "/v1/evaluate",
-                     json::serialize(json::object{{"task", task}, {"source", cudaperf::readTextFile(file)}, {"turn", turn}}));
-    return usage();
+    if (tasks->parsed() || health->parsed())
+      return request(url, http::verb::get, tasks->parsed() ? "/v1/tasks" : "/healthz", "");
+    if (analyze->parsed())
+      return request(
+          url, http::verb::post, "/v1/analyze",
+          json::serialize(json::object{{"source", cudaperf::readTextFile(file)}, {"filename", file}, {"arch", arch}}));
+    return request(
+        url, http::verb::post, "/v1/evaluate",
+        json::serialize(json::object{{"task", task}, {"source", cudaperf::readTextFile(file)}, {"turn", turn}}));
   } catch (const std::exception &error) {
     std::cerr << "cudaperf: " << error.what() << "\n";
     return 1;

@@ -6,6 +6,7 @@
 //                                                  one evaluation per line on stdout (stores merged)
 //
 // SIGTERM/SIGINT: stop accepting, finish what is in flight, exit. SIGHUP: reload the ranker.
+#include "cudaperf/contracts/CommandLine.h"
 #include "cudaperf/daemon/Api.h"
 #include "cudaperf/daemon/DaemonConfig.h"
 #include "cudaperf/daemon/EvaluationStore.h"
@@ -26,22 +27,13 @@ namespace net = boost::asio;
 namespace {
 
 int exportStore(const std::vector<std::string> &args) {
+  CLI::App app("cudaperfd export: evaluations as JSON lines on stdout", "cudaperfd export");
   std::vector<std::string> databases;
   std::string format = "jsonl";
-  for (std::size_t i = 0; i + 1 < args.size(); i += 2) {
-    if (args[i] == "--db")
-      databases.push_back(args[i + 1]);
-    else if (args[i] == "--format")
-      format = args[i + 1];
-    else {
-      std::cerr << "cudaperfd export: unknown flag " << args[i] << "\n";
-      return 2;
-    }
-  }
-  if (databases.empty() || format != "jsonl" || args.size() % 2 != 0) {
-    std::cerr << "usage: cudaperfd export --db FILE [--db FILE ...] --format jsonl\n";
-    return 2;
-  }
+  cudaperf::valueFlag(app, "--db", databases, "a store; several are merged (each evaluation once)")->required();
+  cudaperf::valueFlag(app, "--format", format, "jsonl, one evaluation per line")->check(CLI::IsMember({"jsonl"}));
+  if (const auto status = cudaperf::parseOrExit(app, args, "cudaperfd export"))
+    return *status;
   for (const auto &db : databases)
     if (!std::filesystem::exists(db)) {
       std::cerr << "cudaperfd export: no database " << db << "\n";
@@ -69,17 +61,14 @@ int main(int argc, char **argv) {
   if (!args.empty() && args[0] == "export")
     return exportStore({args.begin() + 1, args.end()});
   if (!args.empty() && (args[0] == "--help" || args[0] == "-h")) {
-    std::cout << "usage: cudaperfd [--config FILE] [--listen HOST:PORT] [--tasks DIR] [--db FILE] [--gpus 0,1]\n"
-                 "                 [--cpu-workers N] [--ranker FILE] [--cache DIR] [--log-level LEVEL] ...\n"
-                 "       cudaperfd export --db FILE [--db FILE ...] --format jsonl\n"
-                 "Every setting: docs/api.md.\n";
+    std::cout << cudaperf::daemonUsage();
     return 0;
   }
   cudaperf::DaemonConfig config;
   try {
     config = cudaperf::configFromArguments(args);
   } catch (const std::exception &error) {
-    std::cerr << "cudaperfd: " << error.what() << "\n";
+    std::cerr << "cudaperfd: " << error.what() << " (cudaperfd --help lists every flag)\n";
     return 2;
   }
   spdlog::set_level(spdlog::level::from_str(config.logLevel));

@@ -2,6 +2,7 @@
 
 #include "cudaperf/contracts/ContentKey.h"
 #include "cudaperf/contracts/GroupRewards.h"
+#include "cudaperf/contracts/JsonFieldReader.h"
 #include "cudaperf/contracts/Utf8Text.h"
 
 #include <boost/asio/post.hpp>
@@ -10,6 +11,7 @@
 #include <spdlog/spdlog.h>
 
 #include <fstream>
+#include <limits>
 #include <memory>
 #include <mutex>
 #include <sstream>
@@ -26,28 +28,17 @@ struct FieldError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-const json::object &requireObject(const json::value &value, const std::string &what) {
-  if (!value.is_object())
-    throw FieldError(what + " must be a JSON object");
-  return value.get_object();
-}
-
-std::string requireString(const json::object &object, const char *key, const std::string &prefix = "") {
-  const auto *value = object.if_contains(key);
-  if (!value)
-    throw FieldError("missing field '" + prefix + key + "'");
-  if (!value->is_string())
-    throw FieldError("field '" + prefix + key + "' must be a string");
-  return std::string(value->get_string());
+// Every request field is read through this: "field 'items[2].task' missing".
+const JsonFieldReader &requestFields() {
+  static const JsonFieldReader reader([](const std::string &field, const std::string &why) {
+    throw FieldError((field.empty() ? std::string("the body") : "field '" + field + "'") + " " + why);
+  });
+  return reader;
 }
 
 std::optional<std::string> optionalString(const json::object &object, const char *key) {
-  const auto *value = object.if_contains(key);
-  if (!value || value->is_null())
-    return std::nullopt;
-  if (!value->is_string())
-    throw FieldError(std::string("field '") + key + "' must be a string");
-  return std::string(value->get_string());
+  const json::value *value = requestFields().optional(object, key);
+  return value ? std::optional<std::string>(requestFields().string(*value, key)) : std::nullopt;
 }
 
 // An answer whose JSON text is ready (an identical request's, from memory or the store).
@@ -74,62 +65,61 @@ json::value parseBody(const HttpRequest &request) {
   return body;
 }
 
-EvaluationRequest evaluationFrom(const json::value &value, const std::string &prefix) {
-  const json::object &object = requireObject(value, prefix.empty() ? "the body" : prefix);
+// An integer >= 1 (a turn), or a failure naming the field.
+int positiveInteger(const json::value &value, const std::string &field) {
+  const std::int64_t n = requestFields().integer(value, field);
+  if (n < 1 || n > std::numeric_limits<int>::max())
+    requestFields().fail(field, "must be a positive integer");
+  return static_cast<int>(n);
+}
+
+// field: "" for the body itself, "items[i]" for an item of a batch.
+EvaluationRequest evaluationFrom(const json::value &value, const std::string &field) {
+  const JsonFieldReader &fields = requestFields();
+  const json::object &object = fields.object(value, field);
   EvaluationRequest request;
-  request.task = requireString(object, "task", prefix);
-  request.source = requireString(object, "source", prefix);
-  if (const auto *turn = object.if_contains("turn")) {
-    if (!turn->is_int64() || turn->get_int64() < 1)
-      throw FieldError("field '" + prefix + "turn' must be a positive integer");
-    request.turn = static_cast<int>(turn->get_int64());
-  }
+  request.task = fields.string(fields.required(object, "task", field), JsonFieldReader::path(field, "task"));
+  request.source = fields.string(fields.required(object, "source", field), JsonFieldReader::path(field, "source"));
+  if (const auto *turn = object.if_contains("turn"))
+    request.turn = positiveInteger(*turn, JsonFieldReader::path(field, "turn"));
   return request;
 }
 
+// A non-empty array field of the body.
+const json::array &nonEmptyArray(const json::object &object, const char *key) {
+  const json::array &items = requestFields().array(requestFields().required(object, key, ""), key);
+  if (items.empty())
+    requestFields().fail(key, "must not be empty");
+  return items;
+}
+
 json::object groupReward(const json::value &body) {
-  const json::object &object = requireObject(body, "the body");
-  const auto *outcomes = object.if_contains("outcomes");
-  if (!outcomes)
-    throw FieldError("missing field 'outcomes'");
-  if (!outcomes->is_array() || outcomes->get_array().empty())
-    throw FieldError("field 'outcomes' must be a non-empty array");
-  const std::string mode = optionalString(object, "mode").value_or("rank");
-  if (mode != "rank" && mode != "grpo" && mode != "dr_grpo")
-    throw FieldError("field 'mode' must be rank, grpo or dr_grpo");
+  const JsonFieldReader &fields = requestFields();
+  const json::object &object = fields.object(body, "");
+  const json::array &outcomes = nonEmptyArray(object, "outcomes");
+  const json::value *modeField = fields.optional(object, "mode");
+  const std::string mode =
+      modeField
+          ? fields.choice<std::string>(*modeField, "mode", {{"rank", "rank"}, {"grpo", "grpo"}, {"dr_grpo", "dr_grpo"}})
+          : "rank";
   std::vector<GroupOutcome> group;
   std::vector<double> scalarRewards;
-  for (std::size_t i = 0; i < outcomes->get_array().size(); ++i) {
-    const std::string prefix = "outcomes[" + std::to_string(i) + "].";
-    const json::object &item = requireObject(outcomes->get_array()[i], "outcomes[" + std::to_string(i) + "]");
+  for (std::size_t i = 0; i < outcomes.size(); ++i) {
+    const std::string field = "outcomes[" + std::to_string(i) + "]";
+    const json::object &item = fields.object(outcomes[i], field);
     GroupOutcome outcome;
-    const auto *turn = item.if_contains("passed_turn");
-    if (!turn)
-      throw FieldError("missing field '" + prefix + "passed_turn' (an integer >= 1, or null for a failure)");
-    if (!turn->is_null()) {
-      if (!turn->is_int64() || turn->get_int64() < 1)
-        throw FieldError("field '" + prefix + "passed_turn' must be an integer >= 1 or null");
-      outcome.passedTurn = static_cast<int>(turn->get_int64());
-    }
-    if (const auto *speedup = item.if_contains("speedup"); speedup && !speedup->is_null()) {
-      if (!speedup->is_number())
-        throw FieldError("field '" + prefix + "speedup' must be a number");
-      outcome.speedup = speedup->to_number<double>();
-    }
-    if (mode != "rank") {
-      const auto *reward = item.if_contains("reward");
-      if (!reward || !reward->is_number())
-        throw FieldError("field '" + prefix + "reward' must be a number in mode " + mode);
-      scalarRewards.push_back(reward->to_number<double>());
-    }
+    // null: a failure; otherwise the turn it passed in.
+    const json::value &turn = fields.required(item, "passed_turn", field);
+    if (!turn.is_null())
+      outcome.passedTurn = positiveInteger(turn, field + ".passed_turn");
+    if (const json::value *speedup = fields.optional(item, "speedup"))
+      outcome.speedup = fields.number(*speedup, field + ".speedup");
+    if (mode != "rank")
+      scalarRewards.push_back(fields.number(fields.required(item, "reward", field), field + ".reward"));
     group.push_back(outcome);
   }
-  bool tieBreak = false;
-  if (const auto *flag = object.if_contains("tie_break")) {
-    if (!flag->is_bool())
-      throw FieldError("field 'tie_break' must be a boolean");
-    tieBreak = flag->get_bool();
-  }
+  const json::value *tieBreakField = fields.optional(object, "tie_break");
+  const bool tieBreak = tieBreakField && fields.boolean(*tieBreakField, "tie_break");
   std::vector<double> rewards, advantages;
   if (mode == "rank") {
     rewards = rankRewards(group, tieBreak);
@@ -141,14 +131,10 @@ json::object groupReward(const json::value &body) {
   json::object answer{{"mode", mode}, {"failures", countFailures(group)}};
   bool admitted = true;
   if (const auto *dcp = object.if_contains("dcp"); dcp && !dcp->is_null()) {
-    const json::object &gate = requireObject(*dcp, "field 'dcp'");
+    const json::object &gate = fields.object(*dcp, "dcp");
     DcpGate dcpGate;
-    for (const char *key : {"tau_min", "tau_max"}) {
-      const auto *value = gate.if_contains(key);
-      if (!value || !value->is_int64())
-        throw FieldError(std::string("field 'dcp.") + key + "' must be an integer");
-      (std::string(key) == "tau_min" ? dcpGate.tauMin : dcpGate.tauMax) = static_cast<int>(value->get_int64());
-    }
+    dcpGate.tauMin = static_cast<int>(fields.integer(fields.required(gate, "tau_min", "dcp"), "dcp.tau_min"));
+    dcpGate.tauMax = static_cast<int>(fields.integer(fields.required(gate, "tau_max", "dcp"), "dcp.tau_max"));
     admitted = dcpGate.admits(countFailures(group));
     answer["dcp"] = json::object{{"tau_min", dcpGate.tauMin}, {"tau_max", dcpGate.tauMax}, {"admitted", admitted}};
   }
@@ -282,18 +268,15 @@ void Api::handle(HttpRequest &&request, Respond respond) {
       if (!allow(http::verb::post))
         return;
       const json::value body = parseBody(request);
-      const json::object &object = requireObject(body, "the body");
-      const std::string source = requireString(object, "source");
+      const JsonFieldReader &fields = requestFields();
+      const json::object &object = fields.object(body, "");
+      const std::string source = fields.string(fields.required(object, "source", ""), "source");
       const std::string fileName = optionalString(object, "filename").value_or("kernel.cu");
       const std::string arch = optionalString(object, "arch").value_or(evaluator_.config().arch);
-      bool compile = false;
-      if (const auto *flag = object.if_contains("compile")) {
-        if (!flag->is_bool())
-          throw FieldError("field 'compile' must be true or false");
-        compile = flag->get_bool();
-      }
+      const json::value *compileField = fields.optional(object, "compile");
+      const bool compile = compileField && fields.boolean(*compileField, "compile");
       if (arch != "sm_80" && arch != "sm_90")
-        throw FieldError("field 'arch' must be sm_80 or sm_90");
+        fields.fail("arch", "must be sm_80 or sm_90");
       if (!evaluator_.analysisAvailable()) {
         counted(error(request, http::status::service_unavailable, "analysis_unavailable",
                       evaluator_.scoringRefusal().empty()
@@ -333,14 +316,9 @@ void Api::evaluate(HttpRequest &&request, Respond respond, bool batch) {
   const json::value body = parseBody(request);
   std::vector<EvaluationRequest> items;
   if (batch) {
-    const json::object &object = requireObject(body, "the body");
-    const auto *list = object.if_contains("items");
-    if (!list)
-      throw FieldError("missing field 'items'");
-    if (!list->is_array() || list->get_array().empty())
-      throw FieldError("field 'items' must be a non-empty array");
-    for (std::size_t i = 0; i < list->get_array().size(); ++i)
-      items.push_back(evaluationFrom(list->get_array()[i], "items[" + std::to_string(i) + "]."));
+    const json::array &list = nonEmptyArray(requestFields().object(body, ""), "items");
+    for (std::size_t i = 0; i < list.size(); ++i)
+      items.push_back(evaluationFrom(list[i], "items[" + std::to_string(i) + "]"));
   } else {
     items.push_back(evaluationFrom(body, ""));
   }

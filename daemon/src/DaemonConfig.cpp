@@ -1,10 +1,14 @@
 #include "cudaperf/daemon/DaemonConfig.h"
 
+#include "cudaperf/contracts/CommandLine.h"
+#include "cudaperf/contracts/JsonFieldReader.h"
+
 #include <boost/json.hpp>
 
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <sstream>
 #include <stdexcept>
 
@@ -18,25 +22,83 @@ namespace {
   throw std::invalid_argument(where + ": " + why);
 }
 
-std::vector<int> parseGpus(const std::string &text, const std::string &where) {
+// One setting's value, from the JSON file (typed) or a flag (text): numbers
+// and booleans are also read from a flag's text.
+class SettingValue {
+public:
+  SettingValue(const json::value &value, std::string where)
+      : value_(value), where_(std::move(where)),
+        fields_([this](const std::string &, const std::string &why) { cudaperf::fail(where_, why); }) {}
+
+  [[noreturn]] void fail(const std::string &why) const { cudaperf::fail(where_, why); }
+  const json::value &json() const { return value_; }
+  const std::string &where() const { return where_; }
+
+  std::string text() const { return value_.is_number() ? json::serialize(value_) : fields_.string(value_, ""); }
+  double number() const {
+    if (!value_.is_string())
+      return fields_.number(value_, "");
+    const std::string written = text();
+    try {
+      std::size_t used = 0;
+      const double parsed = std::stod(written, &used);
+      if (used == written.size())
+        return parsed;
+    } catch (const std::exception &) {
+    }
+    fail("must be a number, got '" + written + "'");
+  }
+  double positive() const {
+    const double n = number();
+    if (!(n > 0))
+      fail("must be positive");
+    return n;
+  }
+  bool boolean() const {
+    if (!value_.is_string())
+      return fields_.boolean(value_, "");
+    if (text() != "true" && text() != "false")
+      fail("must be true or false");
+    return text() == "true";
+  }
+  // A JSON list of strings, or one flag's text.
+  std::vector<std::string> strings() const {
+    return value_.is_array() ? fields_.strings(value_, "") : std::vector<std::string>{text()};
+  }
+
+private:
+  const json::value &value_;
+  std::string where_;
+  JsonFieldReader fields_;
+};
+
+std::vector<int> parseGpus(const SettingValue &value) {
   std::vector<int> gpus;
-  std::stringstream list(text);
-  std::string item;
-  while (std::getline(list, item, ','))
+  if (value.json().is_array()) {
+    for (const auto &gpu : value.json().get_array()) {
+      if (!gpu.is_int64())
+        value.fail("must be a list of GPU indices");
+      gpus.push_back(static_cast<int>(gpu.get_int64()));
+    }
+    return gpus;
+  }
+  std::stringstream list(value.text());
+  for (std::string item; std::getline(list, item, ',');)
     if (!item.empty()) {
       try {
         gpus.push_back(std::stoi(item));
       } catch (const std::exception &) {
-        fail(where, "'" + item + "' is not a GPU index");
+        value.fail("'" + item + "' is not a GPU index");
       }
     }
   return gpus;
 }
 
-void setListen(DaemonConfig &config, const std::string &text, const std::string &where) {
+void setListen(DaemonConfig &config, const SettingValue &value) {
+  const std::string text = value.text();
   const auto colon = text.rfind(':');
   if (colon == std::string::npos || colon == 0)
-    fail(where, "expected HOST:PORT, got '" + text + "'");
+    value.fail("expected HOST:PORT, got '" + text + "'");
   config.listenAddress = text.substr(0, colon);
   try {
     const int port = std::stoi(text.substr(colon + 1));
@@ -44,160 +106,165 @@ void setListen(DaemonConfig &config, const std::string &text, const std::string 
       throw std::out_of_range("port");
     config.port = static_cast<unsigned short>(port);
   } catch (const std::exception &) {
-    fail(where, "bad port in '" + text + "'");
+    value.fail("bad port in '" + text + "'");
   }
 }
 
-// One setting by name, from text (flags) or JSON (file).
+std::string oneOf(const SettingValue &value, const std::vector<std::string> &choices) {
+  const std::string text = value.text();
+  if (std::find(choices.begin(), choices.end(), text) == choices.end()) {
+    std::string names;
+    for (const auto &choice : choices)
+      names += (names.empty() ? "" : ", ") + choice;
+    value.fail("expected one of " + names + ", got '" + text + "'");
+  }
+  return text;
+}
+
+// Every setting once: its key (a flag is --key with dashes), what it is for
+// (--help; docs/api.md has the long form) and how it is read.
+struct Setting {
+  const char *key;
+  const char *help;
+  std::function<void(DaemonConfig &, const SettingValue &)> apply;
+};
+
+using C = DaemonConfig;
+using V = SettingValue;
+
+const std::vector<Setting> &settings() {
+  static const std::vector<Setting> table = {
+      {"listen", "HOST:PORT to serve on", setListen},
+      {"tasks", "the task suite's folder", [](C &c, const V &v) { c.tasksDir = v.text(); }},
+      {"db", "the SQLite store", [](C &c, const V &v) { c.dbFile = v.text(); }},
+      {"cache", "compiled candidates, references, reference outputs", [](C &c, const V &v) { c.cacheDir = v.text(); }},
+      {"ranker", "ranker.json: enables r_str", [](C &c, const V &v) { c.rankerFile = v.text(); }},
+      {"judge", "the trusted judge program", [](C &c, const V &v) { c.judge = v.text(); }},
+      {"analysis_server", "the analysis server program", [](C &c, const V &v) { c.analysisServer = v.text(); }},
+      {"analysis_args", "one more Clang flag for every analysis (repeatable)",
+       [](C &c, const V &v) {
+         const auto args = v.strings();
+         if (v.json().is_array())
+           c.analysisArgs = args; // a file's list replaces, a flag adds one
+         else
+           c.analysisArgs.insert(c.analysisArgs.end(), args.begin(), args.end());
+       }},
+      {"analysis_timeout_seconds", "an analysis past it is stopped",
+       [](C &c, const V &v) { c.analysisTimeoutSeconds = v.positive(); }},
+      {"analysis_memory_bytes", "address-space limit of an analysis server",
+       [](C &c, const V &v) { c.analysisMemoryBytes = static_cast<std::uint64_t>(v.positive()); }},
+      {"analysis_servers", "analyses at once",
+       [](C &c, const V &v) { c.analysisServers = static_cast<unsigned>(v.positive()); }},
+      {"insecure_no_isolation", "development only: score without isolation (true|false)",
+       [](C &c, const V &v) { c.insecureNoIsolation = v.boolean(); }},
+      {"nvcc", "the compiler of candidates", [](C &c, const V &v) { c.nvcc = v.text(); }},
+      {"arch", "nvcc -arch and the occupancy target", [](C &c, const V &v) { c.arch = v.text(); }},
+      {"gpus", "GPU indices, 0,1 ('' for none)",
+       [](C &c, const V &v) {
+         c.gpusGiven = true;
+         c.gpus = parseGpus(v);
+       }},
+      {"cpu_workers", "the CPU pool's threads (0: cores)",
+       [](C &c, const V &v) { c.cpuWorkers = static_cast<unsigned>(v.number()); }},
+      {"judge_cpus", "cores set apart for each GPU's judge (0: off)",
+       [](C &c, const V &v) {
+         const double cpus = v.number();
+         if (cpus < 0 || cpus > 1024 || cpus != static_cast<double>(static_cast<unsigned>(cpus)))
+           v.fail("expected a whole number of CPUs from 0 to 1024");
+         c.judgeCpus = static_cast<unsigned>(cpus);
+       }},
+      {"http_threads", "I/O threads", [](C &c, const V &v) { c.httpThreads = static_cast<unsigned>(v.positive()); }},
+      {"max_body_bytes", "larger request bodies get 413",
+       [](C &c, const V &v) { c.maxBodyBytes = static_cast<std::size_t>(v.positive()); }},
+      {"queue_capacity", "evaluations accepted and not answered; past it 503",
+       [](C &c, const V &v) { c.queueCapacity = static_cast<std::size_t>(v.positive()); }},
+      {"request_deadline_seconds", "past it 504 (the evaluation goes on and is stored)",
+       [](C &c, const V &v) { c.requestDeadlineSeconds = v.positive(); }},
+      {"idle_timeout_seconds", "a silent connection is closed after it",
+       [](C &c, const V &v) { c.idleTimeoutSeconds = v.positive(); }},
+      {"harness_wall_seconds", "per evaluation: a worker past it is killed",
+       [](C &c, const V &v) { c.harnessWallSeconds = v.positive(); }},
+      {"worker_batch", "evaluations of one task a judge takes in a row",
+       [](C &c, const V &v) { c.workerBatch = static_cast<unsigned>(v.positive()); }},
+      {"baseline_max_age_seconds", "a GPU baseline's timing is reused this long",
+       [](C &c, const V &v) { c.baselineMaxAgeSeconds = v.positive(); }},
+      {"judge_max_evaluations", "a judge is replaced after this many evaluations",
+       [](C &c, const V &v) { c.judgeMaxEvaluations = static_cast<std::size_t>(v.positive()); }},
+      {"seed", "0: a fresh secret seed per evaluation; else fixed (development)",
+       [](C &c, const V &v) { c.seed = static_cast<std::uint64_t>(v.number()); }},
+      {"runs", "the most timed calls", [](C &c, const V &v) { c.runs = static_cast<int>(v.positive()); }},
+      {"warmup", "warm-up calls", [](C &c, const V &v) { c.warmup = static_cast<int>(v.number()); }},
+      {"min_runs", "timed calls stop here at the earliest",
+       [](C &c, const V &v) { c.minRuns = static_cast<int>(v.positive()); }},
+      {"median_half_width", "... once the median's 95 % interval is within this fraction of it",
+       [](C &c, const V &v) {
+         c.medianHalfWidth = v.number();
+         if (!(c.medianHalfWidth >= 0 && c.medianHalfWidth < 1))
+           v.fail("expected a fraction of the median in [0, 1) (0: every call of runs)");
+       }},
+      {"log_level", "trace, debug, info, warn or error",
+       [](C &c, const V &v) {
+         c.logLevel = oneOf(v, {"trace", "debug", "info", "warn", "error"});
+       }},
+      {"precompiled_headers", "parse the CUDA headers once (true|false)",
+       [](C &c, const V &v) { c.precompiledHeaders = v.boolean(); }},
+      {"prepare_tasks_at_start", "with a GPU: prepare every task at start (true|false)",
+       [](C &c, const V &v) { c.prepareTasksAtStart = v.boolean(); }},
+      {"speedup_baseline", "the speedup's baseline: cpu or gpu",
+       [](C &c, const V &v) {
+         c.reward.baseline = oneOf(v, {"cpu", "gpu"}) == "cpu" ? SpeedupBaseline::Cpu : SpeedupBaseline::Gpu;
+       }},
+      {"alpha_comp", "reward: compiled", [](C &c, const V &v) { c.reward.alphaComp = v.number(); }},
+      {"alpha_wrong", "reward: wrong answer", [](C &c, const V &v) { c.reward.alphaWrong = v.number(); }},
+      {"alpha_speed", "reward: speed weight", [](C &c, const V &v) { c.reward.alphaSpeed = v.number(); }},
+      {"alpha_cv", "reward: timing noise weight", [](C &c, const V &v) { c.reward.alphaCv = v.number(); }},
+      {"s_min", "reward: speedup floor", [](C &c, const V &v) { c.reward.speedupMin = v.number(); }},
+      {"s_max", "reward: speedup cap", [](C &c, const V &v) { c.reward.speedupMax = v.number(); }},
+      {"lambda_str", "reward: structural weight", [](C &c, const V &v) { c.reward.lambdaStr = v.number(); }},
+  };
+  return table;
+}
+
 void apply(DaemonConfig &config, const std::string &key, const json::value &value, const std::string &where) {
-  auto text = [&]() -> std::string {
-    if (value.is_string())
-      return std::string(value.get_string());
-    if (value.is_number())
-      return json::serialize(value);
-    fail(where, "expected a string");
-  };
-  auto number = [&]() -> double {
-    if (value.is_number())
-      return value.to_number<double>();
-    try {
-      std::size_t used = 0;
-      const double parsed = std::stod(text(), &used);
-      if (used == text().size())
-        return parsed;
-    } catch (const std::exception &) {
-    }
-    fail(where, "expected a number");
-  };
-  auto boolean = [&]() -> bool {
-    if (value.is_bool())
-      return value.get_bool();
-    if (text() == "true" || text() == "false")
-      return text() == "true";
-    fail(where, "expected true or false");
-  };
-  auto positive = [&]() {
-    const double n = number();
-    if (!(n > 0))
-      fail(where, "must be positive");
-    return n;
-  };
-  if (key == "listen")
-    setListen(config, text(), where);
-  else if (key == "tasks")
-    config.tasksDir = text();
-  else if (key == "db")
-    config.dbFile = text();
-  else if (key == "cache")
-    config.cacheDir = text();
-  else if (key == "ranker")
-    config.rankerFile = text();
-  else if (key == "judge")
-    config.judge = text();
-  else if (key == "analysis_server")
-    config.analysisServer = text();
-  else if (key == "analysis_args") {
-    if (value.is_array()) {
-      config.analysisArgs.clear();
-      for (const auto &arg : value.get_array()) {
-        if (!arg.is_string())
-          fail(where, "expected a list of strings");
-        config.analysisArgs.emplace_back(arg.get_string());
-      }
-    } else {
-      config.analysisArgs.push_back(text()); // a flag adds one
-    }
-  } else if (key == "analysis_timeout_seconds")
-    config.analysisTimeoutSeconds = positive();
-  else if (key == "analysis_memory_bytes")
-    config.analysisMemoryBytes = static_cast<std::uint64_t>(positive());
-  else if (key == "analysis_servers")
-    config.analysisServers = static_cast<unsigned>(positive());
-  else if (key == "insecure_no_isolation")
-    config.insecureNoIsolation = boolean();
-  else if (key == "nvcc")
-    config.nvcc = text();
-  else if (key == "arch")
-    config.arch = text();
-  else if (key == "gpus") {
-    config.gpusGiven = true;
-    if (value.is_array()) {
-      config.gpus.clear();
-      for (const auto &gpu : value.get_array()) {
-        if (!gpu.is_int64())
-          fail(where, "expected GPU indices");
-        config.gpus.push_back(static_cast<int>(gpu.get_int64()));
-      }
-    } else {
-      config.gpus = parseGpus(text(), where);
-    }
-  } else if (key == "cpu_workers")
-    config.cpuWorkers = static_cast<unsigned>(number());
-  else if (key == "judge_cpus") {
-    const double cpus = number();
-    if (cpus < 0 || cpus > 1024 || cpus != static_cast<double>(static_cast<unsigned>(cpus)))
-      fail(where, "expected a whole number of CPUs from 0 to 1024");
-    config.judgeCpus = static_cast<unsigned>(cpus);
-  } else if (key == "http_threads")
-    config.httpThreads = static_cast<unsigned>(positive());
-  else if (key == "max_body_bytes")
-    config.maxBodyBytes = static_cast<std::size_t>(positive());
-  else if (key == "queue_capacity")
-    config.queueCapacity = static_cast<std::size_t>(positive());
-  else if (key == "request_deadline_seconds")
-    config.requestDeadlineSeconds = positive();
-  else if (key == "idle_timeout_seconds")
-    config.idleTimeoutSeconds = positive();
-  else if (key == "harness_wall_seconds")
-    config.harnessWallSeconds = positive();
-  else if (key == "worker_batch")
-    config.workerBatch = static_cast<unsigned>(positive());
-  else if (key == "baseline_max_age_seconds")
-    config.baselineMaxAgeSeconds = positive();
-  else if (key == "judge_max_evaluations")
-    config.judgeMaxEvaluations = static_cast<std::size_t>(positive());
-  else if (key == "seed")
-    config.seed = static_cast<std::uint64_t>(number());
-  else if (key == "runs")
-    config.runs = static_cast<int>(positive());
-  else if (key == "warmup")
-    config.warmup = static_cast<int>(number());
-  else if (key == "min_runs")
-    config.minRuns = static_cast<int>(positive());
-  else if (key == "median_half_width") {
-    config.medianHalfWidth = number();
-    if (!(config.medianHalfWidth >= 0 && config.medianHalfWidth < 1))
-      fail(where, "expected a fraction of the median in [0, 1) (0: every call of runs)");
-  } else if (key == "log_level") {
-    config.logLevel = text();
-    if (config.logLevel != "trace" && config.logLevel != "debug" && config.logLevel != "info" &&
-        config.logLevel != "warn" && config.logLevel != "error")
-      fail(where, "expected trace, debug, info, warn or error");
-  } else if (key == "precompiled_headers")
-    config.precompiledHeaders = boolean();
-  else if (key == "prepare_tasks_at_start")
-    config.prepareTasksAtStart = boolean();
-  else if (key == "speedup_baseline") {
-    const std::string baseline = text();
-    if (baseline != "cpu" && baseline != "gpu")
-      fail(where, "expected cpu or gpu");
-    config.reward.baseline = baseline == "cpu" ? SpeedupBaseline::Cpu : SpeedupBaseline::Gpu;
-  } else if (key == "alpha_comp")
-    config.reward.alphaComp = number();
-  else if (key == "alpha_wrong")
-    config.reward.alphaWrong = number();
-  else if (key == "alpha_speed")
-    config.reward.alphaSpeed = number();
-  else if (key == "alpha_cv")
-    config.reward.alphaCv = number();
-  else if (key == "s_min")
-    config.reward.speedupMin = number();
-  else if (key == "s_max")
-    config.reward.speedupMax = number();
-  else if (key == "lambda_str")
-    config.reward.lambdaStr = number();
-  else
+  const auto &table = settings();
+  const auto setting = std::find_if(table.begin(), table.end(), [&](const Setting &s) { return key == s.key; });
+  if (setting == table.end())
     fail(where, "unknown setting '" + key + "'");
+  setting->apply(config, SettingValue(value, where));
+}
+
+std::string flagOf(const std::string &key) {
+  std::string flag = "--" + key;
+  std::replace(flag.begin(), flag.end(), '_', '-');
+  return flag;
+}
+
+// The command line: --config FILE, then one flag per setting, in the order
+// given (a later flag wins; --analysis-args adds one each time).
+struct Flags {
+  std::string configFile;
+  std::vector<std::pair<std::string, std::string>> given; // (key, value) in command-line order
+};
+
+void describeFlags(CLI::App &app, Flags &flags) {
+  valueFlag(app, "--config", flags.configFile, "JSON file of settings, applied before the flags");
+  for (const Setting &setting : settings()) {
+    const std::string key = setting.key;
+    // --analysis-args, or --analysis_args as the key is written.
+    const std::string names = key.find('_') == std::string::npos ? flagOf(key) : flagOf(key) + ",--" + key;
+    app.add_option_function<std::vector<std::string>>(
+           names,
+           [&flags, key](const std::vector<std::string> &values) {
+             for (const auto &value : values)
+               flags.given.emplace_back(key, value);
+           },
+           setting.help)
+        ->type_name("VALUE")
+        ->expected(1)
+        ->allow_extra_args(false)
+        ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
+        ->trigger_on_parse();
+  }
 }
 
 } // namespace
@@ -223,24 +290,25 @@ DaemonConfig loadDaemonConfig(const std::filesystem::path &file, DaemonConfig co
   return config;
 }
 
+std::string daemonUsage() {
+  CLI::App app("cudaperfd: the reward daemon (every setting: docs/api.md)", "cudaperfd");
+  Flags flags;
+  describeFlags(app, flags);
+  app.footer("       cudaperfd export --db FILE [--db FILE ...] --format jsonl");
+  return app.help();
+}
+
 DaemonConfig configFromArguments(const std::vector<std::string> &arguments) {
+  CLI::App app("cudaperfd", "cudaperfd");
+  app.set_help_flag(); // --help is main's (daemonUsage), before this
+  Flags flags;
+  describeFlags(app, flags);
+  parseCommandLine(app, arguments);
   DaemonConfig config;
-  for (std::size_t i = 0; i + 1 < arguments.size(); ++i)
-    if (arguments[i] == "--config")
-      config = loadDaemonConfig(arguments[i + 1], config);
-  for (std::size_t i = 0; i < arguments.size(); ++i) {
-    const std::string &flag = arguments[i];
-    if (flag.rfind("--", 0) != 0)
-      fail("argument '" + flag + "'", "expected a --flag");
-    if (i + 1 >= arguments.size())
-      fail(flag, "needs a value");
-    const std::string value = arguments[++i];
-    if (flag == "--config")
-      continue;
-    std::string key = flag.substr(2);
-    std::replace(key.begin(), key.end(), '-', '_');
-    apply(config, key, json::value(value), "flag " + flag);
-  }
+  if (!flags.configFile.empty())
+    config = loadDaemonConfig(flags.configFile, config);
+  for (const auto &[key, value] : flags.given)
+    apply(config, key, json::value(value), "flag " + flagOf(key));
   // Resolved once, against the directory the daemon starts in: the sandboxed
   // compiles and the harness run elsewhere and would miss a relative path.
   for (auto *path :

@@ -1,5 +1,6 @@
 #include "cudaperf/daemon/EvaluationStore.h"
 
+#include "cudaperf/contracts/ContentKey.h"
 #include "cudaperf/contracts/Utf8Text.h"
 
 #include <boost/json.hpp>
@@ -7,6 +8,8 @@
 
 #include <chrono>
 #include <stdexcept>
+#include <utility>
+#include <vector>
 
 namespace cudaperf {
 
@@ -32,6 +35,10 @@ CREATE TABLE IF NOT EXISTS evaluations (
 CREATE INDEX IF NOT EXISTS evaluations_task ON evaluations(task);
 )sql";
 
+// PRAGMA user_version of a store whose source_hash column is contentKey's
+// SHA-256 of the source. 0: a new file, or one written before, with SHA-1.
+constexpr std::int64_t kSourceHashSha256 = 1;
+
 // A prepared statement, finalised on scope exit.
 class Statement {
 public:
@@ -56,9 +63,12 @@ public:
       throw std::runtime_error(std::string("SQLite: ") + sqlite3_errmsg(db_));
     return status;
   }
+  void bind(int index, std::int64_t value) { sqlite3_bind_int64(statement_, index, value); }
   std::string text(int column) const {
     const auto *value = sqlite3_column_text(statement_, column);
-    return value ? reinterpret_cast<const char *>(value) : "";
+    return value ? std::string(reinterpret_cast<const char *>(value),
+                               static_cast<std::size_t>(sqlite3_column_bytes(statement_, column)))
+                 : "";
   }
   std::int64_t integer(int column) const { return sqlite3_column_int64(statement_, column); }
 
@@ -95,6 +105,35 @@ std::string now() {
   return text;
 }
 
+// Rewrites a SHA-1 store's source hashes as SHA-256, from the sources it
+// holds, in one transaction (a second daemon opening the file waits, then
+// finds it done). Every row stays; request keys are left as they are: they
+// name the build too, so a new build never matched them anyway.
+void migrateSourceHashes(sqlite3 *db, const std::filesystem::path &file) {
+  execute(db, "BEGIN IMMEDIATE;", file);
+  try {
+    Statement version(db, "PRAGMA user_version");
+    version.step();
+    if (version.integer(0) < kSourceHashSha256) {
+      std::vector<std::pair<std::int64_t, std::string>> hashes;
+      Statement rows(db, "SELECT id, source FROM evaluations");
+      while (rows.step() == SQLITE_ROW)
+        hashes.emplace_back(rows.integer(0), contentKey({rows.text(1)}));
+      for (const auto &[id, hash] : hashes) {
+        Statement update(db, "UPDATE evaluations SET source_hash = ? WHERE id = ?");
+        update.bind(1, hash);
+        update.bind(2, id);
+        update.step();
+      }
+      execute(db, ("PRAGMA user_version = " + std::to_string(kSourceHashSha256) + ";").c_str(), file);
+    }
+    execute(db, "COMMIT;", file);
+  } catch (...) {
+    sqlite3_exec(db, "ROLLBACK;", nullptr, nullptr, nullptr);
+    throw;
+  }
+}
+
 } // namespace
 
 EvaluationStore::EvaluationStore(const std::filesystem::path &file) : file_(file) {
@@ -114,6 +153,7 @@ EvaluationStore::EvaluationStore(const std::filesystem::path &file) : file_(file
   // process being killed (the WAL is in the OS's hands once written).
   execute(db_, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;", file);
   execute(db_, kSchema, file);
+  migrateSourceHashes(db_, file);
   execute(db_, "PRAGMA quick_check;", file);
 }
 

@@ -5,6 +5,7 @@
 #include "cudaperf/contracts/ReportJson.h"
 #include "cudaperf/contracts/Utf8Text.h"
 #include "cudaperf/daemon/CpuPlacement.h"
+#include "cudaperf/daemon/Feedback.h"
 #include "cudaperf/daemon/InstalledPaths.h"
 #include "cudaperf/daemon/PtxasFacts.h"
 #include "cudaperf/daemon/RewardAssembly.h"
@@ -32,99 +33,6 @@ namespace {
 double secondsSince(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
 
 } // namespace
-
-// ---------------------------------------------------------------- GpuQueue
-
-GpuQueue::GpuQueue(int gpu, JudgeOptions options, unsigned batch, std::size_t judgeMaxEvaluations, Metrics &metrics)
-    : gpu_(gpu), options_(std::move(options)), batch_(batch), metrics_(metrics) {
-  options_.environment.emplace_back("CUDA_VISIBLE_DEVICES", std::to_string(gpu));
-  session_ = std::make_unique<JudgeSession>(options_, judgeMaxEvaluations);
-  thread_ = std::thread([this] { serve(); });
-}
-
-GpuQueue::~GpuQueue() {
-  {
-    std::lock_guard lock(mutex_);
-    stopping_ = true;
-  }
-  wake_.notify_all();
-  thread_.join();
-}
-
-std::future<json::object> GpuQueue::submit(JudgeJob job) {
-  Pending pending{std::move(job), {}};
-  auto future = pending.promise.get_future();
-  {
-    std::lock_guard lock(mutex_);
-    pending_.push_back(std::move(pending));
-  }
-  wake_.notify_one();
-  return future;
-}
-
-std::size_t GpuQueue::depth() const {
-  std::lock_guard lock(mutex_);
-  return pending_.size();
-}
-
-void GpuQueue::serve() {
-  for (;;) {
-    std::vector<Pending> batch;
-    {
-      std::unique_lock lock(mutex_);
-      wake_.wait(lock, [&] { return stopping_ || !pending_.empty(); });
-      if (pending_.empty())
-        return; // stopping, nothing left
-      // The oldest evaluation and the others of its task waiting with it,
-      // one after the other (the judge keeps one task's buffers at a time).
-      batch.push_back(std::move(pending_.front()));
-      pending_.pop_front();
-      for (auto it = pending_.begin(); it != pending_.end() && batch.size() < batch_;) {
-        const JudgeJob &first = batch.front().job;
-        if (it->job.task == first.task && it->job.effectiveTrials() == first.effectiveTrials() &&
-            it->job.baseline == first.baseline && it->job.reference == first.reference && it->job.runs == first.runs &&
-            it->job.warmup == first.warmup && it->job.minRuns == first.minRuns &&
-            it->job.medianHalfWidth == first.medianHalfWidth) {
-          batch.push_back(std::move(*it));
-          it = pending_.erase(it);
-        } else {
-          ++it;
-        }
-      }
-    }
-    JudgeJob job = batch.front().job;
-    job.candidates.clear();
-    for (const auto &pending : batch)
-      job.candidates.push_back(pending.job.candidates.front());
-    const auto start = Clock::now();
-    std::vector<json::object> results;
-    const std::size_t failuresBefore = session_->failures();
-    try {
-      results = session_->run(job);
-    } catch (const std::exception &error) {
-      for (auto &pending : batch)
-        pending.promise.set_value(json::object{{"status", "harness_error"}, {"error", error.what()}});
-      continue;
-    }
-    // The GPU is this batch's alone while its judge runs: each candidate's
-    // share of that is what bounds the evaluations per GPU-hour.
-    const double held = secondsSince(start) / static_cast<double>(batch.size());
-    metrics_.observePhase("gpu", held);
-    for (std::size_t f = failuresBefore; f < session_->failures(); ++f)
-      metrics_.countWorkerRestart(gpu_);
-    for (std::size_t i = 0; i < batch.size(); ++i) {
-      json::object result = i < results.size() ? std::move(results[i]) : json::object{{"status", "harness_error"}};
-      result["gpu_queue"] =
-          json::object{{"wait_seconds", std::chrono::duration<double>(start - batch[i].submitted).count()},
-                       {"held_seconds", held},
-                       {"batch", batch.size()}};
-      result["gpu"] = gpu_;
-      batch[i].promise.set_value(std::move(result));
-    }
-  }
-}
-
-// --------------------------------------------------------------- Evaluator
 
 namespace {
 
@@ -318,20 +226,11 @@ bool Evaluator::rankerLoaded() const {
   return ranker_.has_value();
 }
 
-std::optional<double> Evaluator::structuralReward(const json::object &features) const {
+std::optional<double> Evaluator::structuralReward(const AnalysisStage &analysis) const {
   std::shared_lock lock(rankerMutex_);
-  if (!ranker_)
+  if (!ranker_ || !analysis.features)
     return std::nullopt;
-  try {
-    FeatureVector vector = featuresFromJson(features.at("vector"));
-    readUnknownFeatures(features.if_contains("unknown"), vector);
-    const auto *report = features.if_contains("report");
-    readExtendedFeatures(report && report->is_object() ? report->get_object().if_contains("extended") : nullptr,
-                         vector);
-    return rankerScore(*ranker_, vector);
-  } catch (const std::exception &) {
-    return std::nullopt;
-  }
+  return rankerScore(*ranker_, *analysis.features);
 }
 
 json::object Evaluator::analyzeAndCompile(const std::string &source, const std::string &fileName,
@@ -369,11 +268,7 @@ json::object Evaluator::analyze(const std::string &source, const std::string &fi
   if (!answer.contains("report") || !answer.at("report").is_object())
     return {{"error", answer.contains("error") ? answer.at("error") : json::value("the analysis failed")}};
   json::object report = std::move(answer.at("report").as_object());
-  json::object features{
-      {"report", report},
-      {"vector", report.at("features")},
-      {"unknown", report.contains("features_unknown") ? report.at("features_unknown") : json::array()}};
-  if (const auto rStr = structuralReward(features))
+  if (const auto rStr = structuralReward(AnalysisStage::fromReport(report)))
     report["r_str"] = *rStr;
   return report;
 }
@@ -517,7 +412,7 @@ json::object Evaluator::compute(const EvaluationRequest &request, const Prepared
   const CompileResult compiled = compiler_.compile(request.source, task.spec->allowedLibraries);
   const double compileSeconds = secondsSince(compileStart);
   metrics_.observePhase("compile", compileSeconds);
-  json::object report = featuresFuture.get();
+  const AnalysisStage analysis = AnalysisStage::fromReport(featuresFuture.get());
   const std::shared_ptr<const ReferenceData> reference = judged ? referenceFuture.get() : nullptr;
   // Where this evaluation's wall time went (docs/api.md, "profile").
   json::object profile{{"compile_seconds", compileSeconds},
@@ -539,29 +434,24 @@ json::object Evaluator::compute(const EvaluationRequest &request, const Prepared
       forbidden.push_back(json::value(symbol));
     result["compile"].as_object()["forbidden"] = forbidden;
   }
-  if (report.contains("error"))
-    result["features"] = json::object{{"error", report.at("error")}};
-  else
-    result["features"] =
-        json::object{{"vector", report.at("features")},
-                     {"unknown", report.contains("features_unknown") ? report.at("features_unknown") : json::array()},
-                     {"report", report}};
+  result["features"] = analysis.answerJson();
   // What ptxas says of the code that runs, beside what the analysis reads in the source.
   result["features"].as_object()["ptxas"] =
-      ptxasFactsJson(compiled.kernels, report.contains("error") ? nullptr : &report, config_.arch);
-  const std::optional<double> rStr = result["features"].as_object().contains("vector")
-                                         ? structuralReward(result["features"].as_object())
-                                         : std::nullopt;
+      ptxasFactsJson(compiled.kernels, analysis.ok() ? &analysis.report : nullptr, config_.arch);
+  const std::optional<double> rStr = structuralReward(analysis);
 
-  VerifiableOutcome outcome;
-  outcome.compiled = compiled.ok;
+  std::string status, error;
+  std::optional<JudgeVerdict> verdict;
+  JudgedOutcome judgedRun;
+  judgedRun.outcome.compiled = compiled.ok;
   if (!compiled.ok) {
-    result["status"] = compiled.rejected ? "rejected" : "compile_error";
+    status = compiled.rejected ? "rejected" : "compile_error";
   } else if (!judged) {
-    result["status"] = "no_gpu";
+    status = "no_gpu";
   } else if (!reference) {
-    result["status"] = "bad_task";
-    result["error"] = referenceProblem;
+    status = "bad_task";
+    error = referenceProblem;
+    result["error"] = error;
   } else {
     job.candidates = {JudgeCandidate{compiled.library, seed, reference}};
     GpuQueue &queue = *gpus_[nextGpu_++ % gpus_.size()];
@@ -571,96 +461,48 @@ json::object Evaluator::compute(const EvaluationRequest &request, const Prepared
         profile[std::string("gpu_") + std::string(field)] = value;
       run.erase("gpu_queue");
     }
-    for (auto &[field, value] : run)
+    verdict = JudgeVerdict::fromAnswer(run);
+    for (auto &[field, value] : run) // the judge's answer goes out whole (the wire format)
       result[field] = value;
-    const json::object *sandboxRun = objectAt(result, "sandbox");
-    profile["worker_start_seconds"] = numberOr(sandboxRun, "start_wait_seconds", 0);
-    profile["correctness_seconds"] = numberOr(objectAt(result, "correctness"), "seconds", 0);
-    profile["timing_seconds"] = numberOr(objectAt(result, "timing"), "seconds", 0);
+    status = verdict->status;
+    error = verdict->error;
+    profile["worker_start_seconds"] = verdict->workerStartSeconds;
+    profile["correctness_seconds"] = verdict->correctness ? verdict->correctness->seconds : 0.0;
+    profile["timing_seconds"] = verdict->timing ? verdict->timing->seconds : 0.0;
     // The rest of the judge's time: its start-up, the task's buffers, the
     // baseline's workers, each worker's trusted start and the library's load.
-    const json::object *phases = objectAt(result, "phases");
     for (const char *field : {"judge_startup_seconds", "task_setup_seconds", "baseline_seconds",
                               "trusted_start_seconds", "load_seconds", "worker_run_seconds"})
-      profile[field] = numberOr(phases, field, 0);
-    outcome = judgedOutcome(result, config_.reward);
+      profile[field] = verdict->phases.count(field) ? verdict->phases.at(field) : 0.0;
+    judgedRun = judgedOutcome(*verdict, config_.reward);
+    if (judgedRun.speedup && result.contains("timing") && result["timing"].is_object()) {
+      json::object &timing = result["timing"].as_object();
+      timing["speedup"] = *judgedRun.speedup;
+      timing["baseline"] = judgedRun.baseline;
+    }
   }
-  const std::string status(result.at("status").as_string());
-  const json::object reward = assembleReward(status, outcome, rStr, config_.reward);
-  result["reward"] = reward;
+  result["status"] = status;
+  const RewardStage reward = assembleReward(status, judgedRun.outcome, rStr, config_.reward);
+  result["reward"] = reward.toJson();
   result["key"] = key;
-  result["feedback"] = feedbackText(result);
+  FeedbackInputs feedback;
+  feedback.status = status;
+  feedback.error = error;
+  feedback.compileLog = compiled.log;
+  if (compiled.rejected)
+    feedback.forbidden = compiled.forbidden;
+  feedback.verdict = verdict ? &*verdict : nullptr;
+  feedback.speedup = judgedRun.speedup;
+  feedback.baseline = judgedRun.baseline;
+  feedback.analysis = &analysis;
+  result["feedback"] = feedbackText(feedback);
   result["seconds"] = secondsSince(began);
   profile["total_seconds"] = secondsSince(began);
   result["profile"] = std::move(profile);
   metrics_.observePhase("evaluate", secondsSince(began));
-  spdlog::info("evaluate task={} status={} r_total={:.3f} seconds={:.2f}", request.task, status,
-               reward.at("total").as_double(), secondsSince(began));
+  spdlog::info("evaluate task={} status={} r_total={:.3f} seconds={:.2f}", request.task, status, reward.total,
+               secondsSince(began));
   return result;
-}
-
-std::string feedbackText(const json::object &result) {
-  std::ostringstream text;
-  const std::string status(result.at("status").as_string());
-  const json::object *compile = objectAt(result, "compile");
-  const json::object *correctness = objectAt(result, "correctness");
-  const json::object *timing = objectAt(result, "timing");
-  if (status == "compile_error") {
-    text << "The code did not compile. Compiler output (last lines):\n";
-    std::string log = compile ? std::string(compile->at("log").as_string()) : "";
-    text << contracts::utf8Tail(log, 2000);
-  } else if (status == "rejected") {
-    text << "The candidate was rejected: ";
-    if (compile && compile->contains("forbidden"))
-      text << "it uses symbols this task does not allow (" << json::serialize(compile->at("forbidden"))
-           << "); write the kernel yourself.";
-    else if (result.contains("error"))
-      text << result.at("error").as_string() << ".";
-  } else if (status == "no_gpu") {
-    text << "Compiled successfully, but this reward server has no GPU: correctness and speed were not checked "
-            "(only the static features and the structural reward are available).";
-  } else if (status == "wrong_answer" && correctness) {
-    text << "Wrong answer: " << numberOr(correctness, "passed", 0) << " of " << numberOr(correctness, "total", 0)
-         << " tests passed.";
-    const auto *failures = correctness->if_contains("failures");
-    if (failures && failures->is_array() && !failures->get_array().empty()) {
-      const json::object &first = failures->get_array().front().as_object();
-      text << " First failure at sizes " << json::serialize(first.at("sizes")) << ": " << first.at("reason").as_string()
-           << ".";
-      if (const auto *mismatches = first.if_contains("first_mismatches"))
-        text << " First mismatches (index, expected, actual): " << json::serialize(*mismatches) << ".";
-    }
-  } else if (status == "timeout") {
-    text << "The evaluation did not finish in time (" << result.at("error").as_string()
-         << "): look for a kernel or host loop that never ends.";
-  } else if (status == "runtime_error") {
-    text << "Runtime error: " << result.at("error").as_string() << ".";
-  } else if (status == "ok" && timing) {
-    text << "Correct (" << numberOr(correctness, "passed", 0) << " tests). Median time "
-         << numberOr(timing, "median_ms", 0) << " ms (CV " << numberOr(timing, "cv", 0) * 100 << "%)";
-    if (timing->contains("speedup"))
-      text << ", speedup " << numberOr(timing, "speedup", 0) << "x against the " << timing->at("baseline").as_string()
-           << " baseline";
-    text << ".";
-  } else if (result.contains("error")) {
-    text << status << ": " << result.at("error").as_string();
-  }
-  const json::object *features = objectAt(result, "features");
-  if (const json::object *vector = features ? objectAt(*features, "vector") : nullptr) {
-    const double coal = numberOr(vector, "coal", 1), occ = numberOr(vector, "occ", 1), div = numberOr(vector, "div", 0);
-    if (coal < 0.5)
-      text << " Global memory accesses look poorly coalesced (coal " << coal
-           << "): make neighbouring threads touch neighbouring addresses.";
-    const json::value *unknown = features->if_contains("unknown");
-    const bool occUnknown = unknown && unknown->is_array() &&
-                            std::find(unknown->get_array().begin(), unknown->get_array().end(), json::value("occ")) !=
-                                unknown->get_array().end();
-    if (occ < 0.5 && !occUnknown)
-      text << " The block size is outside 128..256 threads (occ " << occ << ").";
-    if (div > 0.25)
-      text << " Many branches diverge within a warp (div " << div << ").";
-  }
-  return text.str();
 }
 
 } // namespace cudaperf

@@ -5,10 +5,10 @@
 //
 // --task takes the allowed libraries from the task's task.json. Prints one
 // JSON object; exit status 0 when the library is usable, 1 when not, 2 on bad usage.
+#include "cudaperf/contracts/CommandLine.h"
 #include "cudaperf/contracts/TaskSpec.h"
 #include "cudaperf/contracts/TextFile.h"
 #include "cudaperf/daemon/CandidateCompiler.h"
-#include "cudaperf/daemon/ToolArguments.h"
 
 #include <boost/json.hpp>
 
@@ -17,28 +17,21 @@
 int main(int argc, char **argv) {
   cudaperf::CompileOptions options;
   std::vector<std::string> allowed;
-  std::string source;
+  std::string source, cache, taskDir;
+  CLI::App app("cudaperf-compile: one candidate through the daemon's sandboxed compile", "cudaperf-compile");
+  cudaperf::valueFlag(app, "--cache", cache, "the artifact cache")->required();
+  cudaperf::valueFlag(app, "--nvcc", options.nvcc, "nvcc")->default_str(options.nvcc.string());
+  cudaperf::valueFlag(app, "--arch", options.arch, "-arch")->default_str(options.arch);
+  cudaperf::valueFlag(app, "--task", taskDir, "the task folder: its allowed libraries");
+  app.add_option("source", source, "FILE.cu")->required();
+  if (const auto status = cudaperf::parseOrExit(app, {argv + 1, argv + argc}, "cudaperf-compile"))
+    return *status;
   try {
-    for (cudaperf::ToolArguments args(argc, argv); args.next();) {
-      const std::string &arg = args.arg();
-      if (arg == "--cache")
-        options.cacheDirectory = args.value();
-      else if (arg == "--nvcc")
-        options.nvcc = args.value();
-      else if (arg == "--arch")
-        options.arch = args.value();
-      else if (arg == "--task")
-        allowed = cudaperf::loadTask(args.value()).allowedLibraries;
-      else if (source.empty() && !args.isFlag())
-        source = arg;
-      else
-        args.unknown();
-    }
-    if (options.cacheDirectory.empty() || source.empty())
-      throw std::invalid_argument("--cache DIR and a source file are required");
+    options.cacheDirectory = cache;
+    if (!taskDir.empty())
+      allowed = cudaperf::loadTask(taskDir).allowedLibraries;
   } catch (const std::exception &error) {
-    std::cerr << "cudaperf-compile: " << error.what()
-              << "\nusage: cudaperf-compile --cache DIR [--nvcc PATH] [--arch sm_90] [--task DIR] FILE.cu\n";
+    std::cerr << "cudaperf-compile: " << error.what() << "\n" << app.help();
     return 2;
   }
   std::string text;

@@ -16,11 +16,11 @@
 // new secret seed per evaluation, as the daemon does. --prepare only fills
 // the reference cache (expected outputs, CPU baseline).
 // Exit status 0 when every evaluation was answered, 1 otherwise, 2 on bad usage.
+#include "cudaperf/contracts/CommandLine.h"
 #include "cudaperf/contracts/TaskSpec.h"
 #include "cudaperf/daemon/InstalledPaths.h"
 #include "cudaperf/daemon/JudgeRun.h"
 #include "cudaperf/daemon/ReferenceOutputs.h"
-#include "cudaperf/daemon/ToolArguments.h"
 
 #include <boost/json.hpp>
 
@@ -33,86 +33,62 @@
 
 namespace json = boost::json;
 
-namespace {
-
-int usage(const std::string &problem) {
-  std::cerr << "cudaperf-evaluate: " << problem
-            << "\nusage: cudaperf-evaluate --task DIR --reference LIB --candidate LIB [--candidate LIB]...\n"
-               "         [--baseline LIB] [--reference-cache DIR] [--judge PATH] [--worker PATH] [--hide PATH]...\n"
-               "         [--wall S] [--seed N|fresh] [--trials N] [--warmup N] [--runs N] [--min-runs N]\n"
-               "         [--median-half-width F] [--repeat N]\n"
-               "         [--skip-timing] [--device cuda|none] [--insecure-no-isolation]\n"
-               "       cudaperf-evaluate --task DIR --reference LIB --reference-cache DIR --prepare\n";
-  return 2;
-}
-
-} // namespace
-
 int main(int argc, char **argv) {
   std::filesystem::path taskDir, reference, cacheDir;
   std::vector<std::filesystem::path> libraries;
+  std::vector<std::string> hidden;
   cudaperf::JudgeJob job;
   cudaperf::JudgeOptions options;
   options.judge = cudaperf::companionProgram("cudaperf-judge");
+  std::string seedText = "1", device = "cuda";
   std::uint64_t seed = 1;
-  bool freshSeeds = false;
+  bool freshSeeds = false, prepareOnly = false, insecure = false;
   int repeat = 1;
-  bool prepareOnly = false;
+  CLI::App app("cudaperf-evaluate: compiled candidates through the judge, without HTTP", "cudaperf-evaluate");
+  using cudaperf::valueFlag;
+  valueFlag(app, "--task", taskDir, "the task folder")->required();
+  valueFlag(app, "--reference", reference, "the task's compiled reference")->required();
+  valueFlag(app, "--candidate", libraries, "a compiled candidate (repeatable)");
+  std::string baseline;
+  valueFlag(app, "--baseline", baseline, "the task's compiled GPU baseline");
+  valueFlag(app, "--reference-cache", cacheDir, "reference outputs and the CPU baseline, cached");
+  valueFlag(app, "--judge", options.judge, "cudaperf-judge");
+  valueFlag(app, "--worker", options.worker, "cudaperf-worker (beside the judge when not given)");
+  valueFlag(app, "--hide", hidden, "a path no worker may see (repeatable)");
+  valueFlag(app, "--wall", options.wallSeconds, "per evaluation, seconds");
+  valueFlag(app, "--seed", seedText, "N, or fresh: a new secret seed per evaluation")->default_str("1");
+  valueFlag(app, "--trials", job.trials, "input distributions drawn");
+  valueFlag(app, "--warmup", job.warmup, "warm-up calls");
+  valueFlag(app, "--runs", job.runs, "the most timed calls");
+  valueFlag(app, "--min-runs", job.minRuns, "timed calls stop here at the earliest");
+  valueFlag(app, "--median-half-width", job.medianHalfWidth, "... once the median is this tight");
+  valueFlag(app, "--repeat", repeat, "each candidate this many times")->check(CLI::PositiveNumber);
+  valueFlag(app, "--device", device, "cuda or none")->check(CLI::IsMember({"cuda", "none"}));
+  app.add_flag("--skip-timing", job.skipTiming, "correctness only");
+  app.add_flag("--prepare", prepareOnly, "only fill the reference cache");
+  app.add_flag("--insecure-no-isolation", insecure, "development only: run without isolation");
+  if (const auto status = cudaperf::parseOrExit(app, {argv + 1, argv + argc}, "cudaperf-evaluate"))
+    return *status;
   try {
-    for (cudaperf::ToolArguments args(argc, argv); args.next();) {
-      const std::string &arg = args.arg();
-      auto next = [&] { return args.value(); };
-      if (arg == "--task")
-        taskDir = next();
-      else if (arg == "--candidate")
-        libraries.push_back(next());
-      else if (arg == "--prepare")
-        prepareOnly = true;
-      else if (arg == "--reference")
-        reference = next();
-      else if (arg == "--baseline")
-        job.baseline = next();
-      else if (arg == "--reference-cache")
-        cacheDir = next();
-      else if (arg == "--judge")
-        options.judge = next();
-      else if (arg == "--worker")
-        options.worker = next();
-      else if (arg == "--hide")
-        options.hiddenPaths.push_back(std::filesystem::absolute(next()).string());
-      else if (arg == "--wall")
-        options.wallSeconds = std::stod(next());
-      else if (arg == "--seed") {
-        const std::string value = next();
-        freshSeeds = value == "fresh";
-        if (!freshSeeds)
-          seed = std::stoull(value);
-      } else if (arg == "--trials")
-        job.trials = std::stoi(next());
-      else if (arg == "--warmup")
-        job.warmup = std::stoi(next());
-      else if (arg == "--runs")
-        job.runs = std::stoi(next());
-      else if (arg == "--min-runs")
-        job.minRuns = std::stoi(next());
-      else if (arg == "--median-half-width")
-        job.medianHalfWidth = std::stod(next());
-      else if (arg == "--repeat")
-        repeat = std::max(1, std::stoi(next()));
-      else if (arg == "--skip-timing")
-        job.skipTiming = true;
-      else if (arg == "--device")
-        options.cuda = next() != "none";
-      else if (arg == "--insecure-no-isolation")
-        options.requireIsolation = false;
-      else
-        args.unknown();
+    freshSeeds = seedText == "fresh";
+    if (!freshSeeds) {
+      std::size_t used = 0;
+      seed = std::stoull(seedText, &used);
+      if (used != seedText.size())
+        throw std::invalid_argument("--seed: expected a number or fresh, got '" + seedText + "'");
     }
-    if (taskDir.empty() || reference.empty() || (libraries.empty() && !prepareOnly))
-      throw std::invalid_argument("--task, --reference and at least one --candidate (or --prepare) are required");
+    if (libraries.empty() && !prepareOnly)
+      throw std::invalid_argument("at least one --candidate (or --prepare) is required");
   } catch (const std::exception &error) {
-    return usage(error.what());
+    std::cerr << "cudaperf-evaluate: " << error.what() << "\n" << app.help();
+    return 2;
   }
+  if (!baseline.empty())
+    job.baseline = baseline;
+  options.cuda = device != "none";
+  options.requireIsolation = !insecure;
+  for (const auto &path : hidden)
+    options.hiddenPaths.push_back(std::filesystem::absolute(path).string());
 
   json::object failure;
   try {

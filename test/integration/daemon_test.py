@@ -362,12 +362,14 @@ class GpuQueuePathTest(unittest.TestCase):
                 status, body, _ = daemon.request("POST", "/v1/evaluate_batch", {"items": items}, timeout=600)
                 self.assertEqual(status, 200, body)
                 self.assertLess(time.time() - start, 300)
+                # The variant is correct: ok where the judge has a GPU, no_gpu where it has none.
+                expected = "ok" if os.path.exists("/dev/nvidia0") else "no_gpu"
                 for result in body["results"]:
                     # Answered by the judge itself, not a start failure. With
                     # a GPU one judge is kept for the whole batch; a judge
                     # whose GPU did not come up answers no_gpu and is replaced,
                     # so each of those answers comes from a judge of its own.
-                    self.assertIn(result["status"], ("no_gpu", "ok"), result)
+                    self.assertEqual(result["status"], expected, result)
                     self.assertIn("judge", result, result)
                     self.assertEqual(result["judge"]["outcome"], "running", result)
                     if result["status"] == "ok":
@@ -401,9 +403,11 @@ class DurabilityTest(unittest.TestCase):
             self.assertEqual(lines[0]["task"], "vector_add")
             self.assertIn("speedup", lines[0])
             self.assertEqual(sorted(lines[0]["features"]), sorted(FEATURE_KEYS))
-            # The join key of scripts/collect-ranker-data: SHA-1 of the source and one NUL byte.
+            # The join key of scripts/collect-ranker-data: SHA-256 of the source's
+            # 8-byte little-endian length and its bytes.
+            data = variant("r").encode()
             self.assertEqual(lines[0]["source_hash"],
-                             hashlib.sha1(variant("r").encode() + b"\0").hexdigest())
+                             hashlib.sha256(len(data).to_bytes(8, "little") + data).hexdigest())
 
     def test_kill_9_during_a_batch_loses_no_answered_evaluation(self):
         with tempfile.TemporaryDirectory() as workdir:

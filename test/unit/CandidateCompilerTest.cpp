@@ -39,7 +39,23 @@ protected:
 TEST(ContentKey, SeparatesParts) {
   EXPECT_NE(contentKey({"ab", "c"}), contentKey({"a", "bc"}));
   EXPECT_EQ(contentKey({"x"}), contentKey({"x"}));
-  EXPECT_EQ(contentKey({"x"}).size(), 40u);
+}
+
+// SHA-256 of each part's 8-byte little-endian length and its bytes, as
+// Python computes it: sha256(b"".join(len(p).to_bytes(8, "little") + p for p in parts)).
+TEST(ContentKey, IsSha256OfTheLengthPrefixedParts) {
+  EXPECT_EQ(contentKey({"abc"}), "ce91dc5eec0139adf091900d225971d6ad246a845bad791b5693a9d0d55dd391");
+  EXPECT_EQ(contentKey({"ab", "c"}), "43ee655579de01ca739b3f95c1c2d3f46d353b2c0df818064ea594506cdb2617");
+  EXPECT_EQ(contentKey({}), "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+}
+
+// A part holding a NUL (a JSON string may: "\u0000") is one part: with a
+// separator byte it would hash as two, and a request key could be forged.
+TEST(ContentKey, APartWithANulIsNotTwoParts) {
+  EXPECT_EQ(contentKey({std::string("a\0b", 3)}), "517ad782d13c0ce2844db20f13b218705358a4053981742af2fb219775bd95c2");
+  EXPECT_EQ(contentKey({"a", "b"}), "cf6ab613e3942391f88ed698557e1680f160bd10e88c6b668c50360c10930e2b");
+  EXPECT_NE(contentKey({std::string("a\0", 2), "b"}), contentKey({"a", std::string("\0b", 2)}));
+  EXPECT_NE(contentKey({"", ""}), contentKey({""}));
 }
 
 TEST_F(CandidateCompilerTest, CompilesThenServesFromTheCache) {

@@ -63,10 +63,13 @@ TEST(DaemonConfig, FileThenFlags) {
 TEST(DaemonConfig, ErrorsNameTheKey) {
   EXPECT_NE(messageOf({"--listen", "nonsense"}).find("--listen"), std::string::npos);
   EXPECT_NE(messageOf({"--queue-capacity", "-3"}).find("must be positive"), std::string::npos);
-  EXPECT_NE(messageOf({"--no-such-setting", "1"}).find("unknown setting 'no_such_setting'"), std::string::npos);
+  EXPECT_NE(messageOf({"--no-such-setting", "1"}).find("unknown arguments '--no-such-setting' '1'"), std::string::npos);
+  EXPECT_NE(messageOf({"--tasks", "t", "stray"}).find("unknown argument 'stray'"), std::string::npos);
   EXPECT_NE(messageOf({"--gpus", "0,x"}).find("'x' is not a GPU index"), std::string::npos);
   EXPECT_NE(messageOf({"--log-level", "loud"}).find("--log-level"), std::string::npos);
-  EXPECT_NE(messageOf({"--tasks"}).find("needs a value"), std::string::npos);
+  EXPECT_NE(messageOf({"--tasks"}).find("--tasks"), std::string::npos);
+  EXPECT_NE(messageOf({"--seed", "many"}).find("flag --seed: must be a number, got 'many'"), std::string::npos);
+  EXPECT_NE(messageOf({"--precompiled-headers", "yes"}).find("must be true or false"), std::string::npos);
   EXPECT_NE(messageOf({"--judge-cpus", "-1"}).find("from 0 to 1024"), std::string::npos);
   EXPECT_NE(messageOf({"--judge-cpus", "2.5"}).find("--judge-cpus"), std::string::npos);
   EXPECT_NE(messageOf({"--median-half-width", "1.5"}).find("[0, 1)"), std::string::npos);
@@ -84,4 +87,38 @@ TEST(DaemonConfig, RelativePathsAreResolvedAtStart) {
   EXPECT_EQ(configFromArguments({"--tasks", "/srv/tasks"}).tasksDir, "/srv/tasks");
   EXPECT_EQ(configFromArguments({}).tasksDir, std::filesystem::current_path() / "tasks"); // the default too
   EXPECT_TRUE(configFromArguments({}).rankerFile.empty());
+}
+
+TEST(DaemonConfig, AFileKeyNobodyKnowsIsRefusedByName) {
+  const std::string file = "/tmp/cudaperfd-config-unknown-" + std::to_string(getpid()) + ".json";
+  std::ofstream(file) << R"({"queue_capacity": 8, "qeue_capacity": 9})";
+  const std::string message = messageOf({"--config", file});
+  std::ofstream(file) << R"({"runs": "thirty"})";
+  const std::string typed = messageOf({"--config", file});
+  std::ofstream(file) << R"({"analysis_args": ["-DX", 3]})";
+  const std::string listed = messageOf({"--config", file});
+  std::remove(file.c_str());
+  EXPECT_NE(message.find(": key qeue_capacity: unknown setting 'qeue_capacity'"), std::string::npos) << message;
+  EXPECT_NE(typed.find(": key runs: must be a number"), std::string::npos) << typed;
+  EXPECT_NE(listed.find(": key analysis_args: must be a string"), std::string::npos) << listed;
+}
+
+// Flags apply in the order given: a later one wins, --analysis-args adds one
+// each time, a key may be spelt with underscores.
+TEST(DaemonConfig, FlagsApplyInTheirOrder) {
+  const DaemonConfig config = configFromArguments(
+      {"--runs", "20", "--analysis-args", "-DA", "--runs", "25", "--analysis_args", "-DB", "--queue_capacity", "7"});
+  EXPECT_EQ(config.runs, 25);
+  EXPECT_EQ(config.analysisArgs, (std::vector<std::string>{"-DA", "-DB"}));
+  EXPECT_EQ(config.queueCapacity, 7u);
+  EXPECT_EQ(configFromArguments({"--gpus", ""}).gpus, std::vector<int>{});
+  EXPECT_TRUE(configFromArguments({"--gpus", ""}).gpusGiven);
+}
+
+TEST(DaemonConfig, HelpListsEverySettingAsAFlag) {
+  const std::string help = daemonUsage();
+  for (const char *flag : {"--config", "--listen", "--gpus", "--judge-max-evaluations", "--median-half-width",
+                           "--speedup-baseline", "--lambda-str", "--insecure-no-isolation"})
+    EXPECT_NE(help.find(flag), std::string::npos) << flag;
+  EXPECT_NE(help.find("cudaperfd export"), std::string::npos);
 }

@@ -75,7 +75,7 @@ TEST(RankerData, ParsesPassingEvaluationsAndLeavesOutTheRest) {
   EXPECT_EQ(data.droppedTasks, (std::vector<std::string>{"c"})); // one passing variant
   EXPECT_EQ(data.samples.size(), 4u);
   EXPECT_EQ(data.excluded, 2u);
-  EXPECT_EQ(data.hash.size(), 40u);
+  EXPECT_EQ(data.hash.size(), 64u); // SHA-256, hex
 }
 
 TEST(RankerData, UnknownFeaturesAreReadAndLeftOutOfTheTrainingMean) {
@@ -113,7 +113,11 @@ TEST(RankerData, ErrorsNameTheLineAndTheKey) {
             "data.jsonl:1: not valid JSON (NaN and Infinity are not JSON numbers; features must be finite)");
   EXPECT_EQ(errorOf(R"({"task": "a", "speedup": 2, "features": {"coal": "nan"}})"),
             "data.jsonl:1: features.coal must be a finite number");
-  EXPECT_EQ(errorOf(R"({"speedup": 1, "features": {}})"), "data.jsonl:1: \"task\" missing or not a non-empty string");
+  EXPECT_EQ(errorOf(R"({"speedup": 1, "features": {}})"), "data.jsonl:1: \"task\" missing");
+  EXPECT_EQ(errorOf(R"({"task": 3, "speedup": 1, "features": {}})"), "data.jsonl:1: \"task\" must be a string");
+  EXPECT_EQ(errorOf(R"({"task": "", "speedup": 1, "features": {}})"), "data.jsonl:1: \"task\" must not be empty");
+  EXPECT_EQ(errorOf(R"({"task": "a", "status": 1, "speedup": 1, "features": {}})"),
+            "data.jsonl:1: \"status\" must be a string");
   EXPECT_EQ(errorOf(line("a", -1, f)), "data.jsonl:1: \"speedup\" must be a positive finite number");
   EXPECT_NE(errorOf(R"({"task": "a", "speedup": 2, "features": null})").find("\"features\" missing"),
             std::string::npos);

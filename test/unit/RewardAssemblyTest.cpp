@@ -13,12 +13,14 @@ using namespace cudaperf;
 
 namespace {
 
-json::object judged(const char *status, int passed, int total, double speedupCpu, double speedupGpu, double cv) {
-  return json::parse(R"({"status": ")" + std::string(status) + R"(", "correctness": {"passed": )" +
-                     std::to_string(passed) + R"(, "total": )" + std::to_string(total) +
-                     R"(}, "timing": {"speedup_cpu": )" + std::to_string(speedupCpu) + R"(, "speedup_gpu": )" +
-                     std::to_string(speedupGpu) + R"(, "cv": )" + std::to_string(cv) + "}}")
-      .as_object();
+// A judge's answer as the daemon reads it.
+JudgeVerdict judged(const char *status, int passed, int total, double speedupCpu, double speedupGpu, double cv) {
+  return JudgeVerdict::fromAnswer(
+      json::parse(R"({"status": ")" + std::string(status) + R"(", "correctness": {"passed": )" +
+                  std::to_string(passed) + R"(, "total": )" + std::to_string(total) +
+                  R"(}, "timing": {"speedup_cpu": )" + std::to_string(speedupCpu) + R"(, "speedup_gpu": )" +
+                  std::to_string(speedupGpu) + R"(, "cv": )" + std::to_string(cv) + "}}")
+          .as_object());
 }
 
 double component(const json::object &reward, const char *name) {
@@ -30,13 +32,16 @@ double component(const json::object &reward, const char *name) {
 TEST(RewardAssembly, AnOkEvaluationGetsEveryComponent) {
   RewardConfig config;
   config.baseline = SpeedupBaseline::Gpu;
-  json::object result = judged("ok", 13, 13, 300.0, 4.0, 0.02);
-  const VerifiableOutcome outcome = judgedOutcome(result, config);
+  const JudgedOutcome judgedRun = judgedOutcome(judged("ok", 13, 13, 300.0, 4.0, 0.02), config);
+  const VerifiableOutcome &outcome = judgedRun.outcome;
   // The speedup over the GPU baseline is the one used, and the answer says so.
   EXPECT_EQ(outcome.speedup, 4.0);
-  EXPECT_EQ(result.at("timing").as_object().at("speedup").as_double(), 4.0);
-  EXPECT_EQ(result.at("timing").as_object().at("baseline").as_string(), "gpu");
-  const json::object reward = assembleReward("ok", outcome, 0.5, config);
+  EXPECT_EQ(judgedRun.speedup, 4.0);
+  EXPECT_EQ(judgedRun.baseline, "gpu");
+  EXPECT_EQ(outcome.testsPassed, 13);
+  EXPECT_EQ(outcome.testsTotal, 13);
+  EXPECT_DOUBLE_EQ(outcome.cv, 0.02);
+  const json::object reward = assembleReward("ok", outcome, 0.5, config).toJson();
   // compile 0, correctness 0, speed log2(4) = 2, variance -0.5 * 0.02 = -0.01: R_ver 1.99; + 1 * 0.5.
   EXPECT_DOUBLE_EQ(component(reward, "compile"), 0.0);
   EXPECT_DOUBLE_EQ(component(reward, "correctness"), 0.0);
@@ -73,8 +78,11 @@ TEST(RewardAssembly, EachVerdictMapsToItsFormula) {
       {"bad_task", 0, 0, 0.0, NAN},
   };
   for (const Case &c : cases) {
-    json::object result = judged(c.status, c.passed, c.total, c.speedupCpu, 1.0, 0.1);
-    const json::object reward = assembleReward(c.status, judgedOutcome(result, config), -1.0, config);
+    const json::object reward =
+        assembleReward(c.status,
+                       judgedOutcome(judged(c.status, c.passed, c.total, c.speedupCpu, 1.0, 0.1), config).outcome, -1.0,
+                       config)
+            .toJson();
     if (std::isnan(c.expectedRVer)) {
       EXPECT_TRUE(reward.at("r_ver").is_null()) << c.status;
       EXPECT_DOUBLE_EQ(reward.at("total").as_double(), -1.0) << c.status; // lambda * R_str alone
@@ -87,8 +95,64 @@ TEST(RewardAssembly, EachVerdictMapsToItsFormula) {
 
 TEST(RewardAssembly, WithoutAStructuralRewardTheTotalIsRVer) {
   const RewardConfig config;
-  json::object result = judged("ok", 3, 3, 2.0, 1.0, 0.0);
-  const json::object reward = assembleReward("ok", judgedOutcome(result, config), std::nullopt, config);
+  const json::object reward =
+      assembleReward("ok", judgedOutcome(judged("ok", 3, 3, 2.0, 1.0, 0.0), config).outcome, std::nullopt, config)
+          .toJson();
   EXPECT_TRUE(reward.at("r_str").is_null());
   EXPECT_DOUBLE_EQ(reward.at("total").as_double(), 1.0); // log2(2)
+}
+
+// Read once from the judge's answer: what the reward and the feedback use.
+TEST(JudgeVerdict, ReadsTheStagesOfAnAnswer) {
+  const JudgeVerdict verdict = JudgeVerdict::fromAnswer(
+      json::parse(R"({"status": "wrong_answer", "correctness": {"passed": 3, "total": 5, "seconds": 0.25,
+                      "failures": [{"sizes": {"n": 33}, "reason": "max error 2 above 1e-5",
+                                    "first_mismatches": [[7, 1.0, 3.0]]}, {"sizes": {"n": 1}, "reason": "second"}]},
+                      "timing": {"median_ms": 0.5, "cv": 0.01, "speedup_cpu": 12.0, "seconds": 0.4},
+                      "sandbox": {"start_wait_seconds": 0.07},
+                      "phases": {"load_seconds": 0.01, "judge_startup_seconds": 0.2, "note": "x"}})")
+          .as_object());
+  EXPECT_EQ(verdict.status, "wrong_answer");
+  ASSERT_TRUE(verdict.correctness);
+  EXPECT_EQ(verdict.correctness->passed, 3);
+  EXPECT_EQ(verdict.correctness->total, 5);
+  ASSERT_TRUE(verdict.correctness->firstFailure);
+  EXPECT_EQ(verdict.correctness->firstFailure->reason, "max error 2 above 1e-5"); // the first one
+  EXPECT_EQ(json::serialize(verdict.correctness->firstFailure->sizes), R"({"n":33})");
+  EXPECT_EQ(json::serialize(*verdict.correctness->firstFailure->firstMismatches), "[[7,1E0,3E0]]");
+  ASSERT_TRUE(verdict.timing);
+  EXPECT_DOUBLE_EQ(verdict.timing->medianMs, 0.5);
+  EXPECT_EQ(verdict.timing->speedupCpu, 12.0);
+  EXPECT_FALSE(verdict.timing->speedupGpu); // no GPU baseline: no such speedup, not 0
+  EXPECT_DOUBLE_EQ(verdict.workerStartSeconds, 0.07);
+  EXPECT_EQ(verdict.phases.size(), 2u); // numbers only
+  EXPECT_DOUBLE_EQ(verdict.phases.at("judge_startup_seconds"), 0.2);
+}
+
+TEST(JudgeVerdict, AnAnswerWithoutAStatusIsAHarnessError) {
+  const JudgeVerdict verdict = JudgeVerdict::fromAnswer(json::object{{"error", "the judge died"}});
+  EXPECT_EQ(verdict.status, "harness_error");
+  EXPECT_EQ(verdict.error, "the judge died");
+  EXPECT_FALSE(verdict.correctness);
+  EXPECT_FALSE(verdict.timing);
+  // Unscored: no correctness credit and no R_ver.
+  const RewardConfig config;
+  EXPECT_FALSE(assembleReward(verdict.status, judgedOutcome(verdict, config).outcome, 0.25, config).rVer);
+}
+
+// A speedup the reward cannot use (none over the configured baseline) leaves
+// the speed term at its floor and says nothing of a baseline.
+TEST(RewardAssembly, NoSpeedupOverTheConfiguredBaselineIsTheFloor) {
+  RewardConfig config;
+  config.baseline = SpeedupBaseline::Gpu;
+  const JudgeVerdict verdict = JudgeVerdict::fromAnswer(
+      json::parse(
+          R"({"status": "ok", "correctness": {"passed": 2, "total": 2}, "timing": {"speedup_cpu": 9, "cv": 0}})")
+          .as_object());
+  const JudgedOutcome judgedRun = judgedOutcome(verdict, config);
+  EXPECT_FALSE(judgedRun.speedup);
+  EXPECT_TRUE(judgedRun.baseline.empty());
+  const RewardStage reward = assembleReward("ok", judgedRun.outcome, std::nullopt, config);
+  ASSERT_TRUE(reward.rVer);
+  EXPECT_DOUBLE_EQ(reward.rVer->speed, -0.5); // s_min
 }

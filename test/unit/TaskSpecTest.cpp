@@ -143,7 +143,7 @@ TEST(TaskLoader, ErrorsNameTaskFileAndField) {
                 .find("unknown library 'cublass'"),
             std::string::npos);
   EXPECT_NE(errorOf("{ not json").find("invalid JSON"), std::string::npos);
-  EXPECT_NE(errorOf("[1, 2]").find("expected an object"), std::string::npos);
+  EXPECT_NE(errorOf("[1, 2]").find("must be an object"), std::string::npos);
 }
 
 TEST(TaskLoader, SuiteLoadsEveryTaskFolder) {

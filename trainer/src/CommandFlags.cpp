@@ -1,6 +1,7 @@
 #include "cudaperf/trainer/CommandFlags.h"
 
-#include <algorithm>
+#include "cudaperf/contracts/CommandLine.h"
+
 #include <stdexcept>
 
 namespace cudaperf {
@@ -8,19 +9,16 @@ namespace cudaperf {
 Flags parseFlags(const std::vector<std::string> &args, const std::vector<std::string> &valued,
                  const std::vector<std::string> &switches) {
   Flags flags;
-  for (std::size_t i = 0; i < args.size(); ++i) {
-    const std::string &flag = args[i];
-    const std::string name = flag.rfind("--", 0) == 0 ? flag.substr(2) : "";
-    if (std::find(switches.begin(), switches.end(), name) != switches.end()) {
-      flags[name] = "1";
-      continue;
-    }
-    if (name.empty() || std::find(valued.begin(), valued.end(), name) == valued.end())
-      throw std::invalid_argument("unknown argument '" + flag + "'");
-    if (i + 1 >= args.size())
-      throw std::invalid_argument(flag + " needs a value");
-    flags[name] = args[++i];
-  }
+  CLI::App app;
+  app.set_help_flag(); // the subcommand's usage is cudaperf-train's, printed by main
+  for (const std::string &name : valued)
+    app.add_option_function<std::string>("--" + name, [&flags, name](const std::string &value) { flags[name] = value; })
+        ->expected(1)
+        ->allow_extra_args(false)
+        ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
+  for (const std::string &name : switches)
+    app.add_flag_callback("--" + name, [&flags, name] { flags[name] = "1"; });
+  parseCommandLine(app, args);
   return flags;
 }
 

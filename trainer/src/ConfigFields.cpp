@@ -1,5 +1,7 @@
 #include "cudaperf/trainer/ConfigFields.h"
 
+#include "cudaperf/contracts/JsonFieldReader.h"
+
 #include <boost/json.hpp>
 
 #include <algorithm>
@@ -10,27 +12,6 @@
 namespace cudaperf::trainer {
 namespace json = boost::json;
 
-namespace {
-
-[[noreturn]] void fail(const std::string &origin, const std::string &key, const std::string &what) {
-  throw std::invalid_argument(origin + ": '" + key + "' " + what);
-}
-
-double numberOf(const json::value &value, const std::string &origin, const std::string &key) {
-  if (!value.is_number())
-    fail(origin, key, "must be a number");
-  return value.to_number<double>();
-}
-
-std::int64_t integerOf(const json::value &value, const std::string &origin, const std::string &key) {
-  const double n = numberOf(value, origin, key);
-  if (n != std::floor(n))
-    fail(origin, key, "must be an integer");
-  return static_cast<std::int64_t>(n);
-}
-
-} // namespace
-
 void readConfigFields(const std::string &jsonText, const std::string &origin, const ConfigTable &table) {
   json::value parsed;
   try {
@@ -38,37 +19,33 @@ void readConfigFields(const std::string &jsonText, const std::string &origin, co
   } catch (const std::exception &error) {
     throw std::invalid_argument(origin + ": not JSON: " + error.what());
   }
-  if (!parsed.is_object())
-    throw std::invalid_argument(origin + ": not a JSON object");
-  for (const auto &[key, value] : parsed.as_object()) {
+  // "grpo.json: 'group_size' must be an integer"
+  const JsonFieldReader fields([&](const std::string &field, const std::string &why) {
+    throw std::invalid_argument(origin + ": " + (field.empty() ? std::string("the file") : "'" + field + "'") + " " +
+                                why);
+  });
+  for (const auto &[key, value] : fields.object(parsed, "")) {
     const std::string name(key);
     auto it = std::find_if(table.begin(), table.end(), [&](const auto &f) { return name == f.first; });
     if (it == table.end())
-      fail(origin, name, "is not a setting (see docs/training.md)");
+      fields.fail(name, "is not a setting (see docs/training.md)");
     std::visit(
         [&](auto *member) {
           using T = std::remove_pointer_t<decltype(member)>;
           if constexpr (std::is_same_v<T, std::string>) {
-            if (!value.is_string())
-              fail(origin, name, "must be a string");
-            *member = std::string(value.as_string());
+            *member = fields.string(value, name);
           } else if constexpr (std::is_same_v<T, bool>) {
-            if (!value.is_bool())
-              fail(origin, name, "must be true or false");
-            *member = value.as_bool();
+            *member = fields.boolean(value, name);
           } else if constexpr (std::is_same_v<T, double>) {
-            *member = numberOf(value, origin, name);
+            *member = fields.number(value, name);
           } else if constexpr (std::is_same_v<T, std::vector<std::string>>) {
-            if (!value.is_array())
-              fail(origin, name, "must be an array of strings");
-            member->clear();
-            for (const auto &item : value.as_array()) {
-              if (!item.is_string())
-                fail(origin, name, "must be an array of strings");
-              member->push_back(std::string(item.as_string()));
-            }
+            *member = fields.strings(value, name);
           } else {
-            *member = static_cast<T>(integerOf(value, origin, name));
+            // 3 and 3.0 alike: a whole number.
+            const double n = fields.number(value, name);
+            if (n != std::floor(n))
+              fields.fail(name, "must be an integer");
+            *member = static_cast<T>(n);
           }
         },
         it->second);

@@ -1,6 +1,7 @@
 #include "cudaperf/trainer/RankerData.h"
 
 #include "cudaperf/contracts/ContentKey.h"
+#include "cudaperf/contracts/JsonFieldReader.h"
 #include "cudaperf/contracts/ReportJson.h"
 
 #include <boost/json.hpp>
@@ -39,6 +40,11 @@ RankerDataset parseRankerData(std::string_view text, std::string_view sourceName
   std::istringstream lines{std::string(text)};
   std::string line;
   std::size_t number = 0;
+  // "data.jsonl:12: features.gmem missing"; a top-level key is quoted: "\"speedup\" must be ...".
+  const JsonFieldReader lineFields([&](const std::string &field, const std::string &why) {
+    fail(sourceName, number,
+         (field.find_first_of(".[") == std::string::npos ? "\"" + field + "\"" : field) + " " + why);
+  });
   while (std::getline(lines, line)) {
     ++number;
     if (line.find_first_not_of(" \t\r") == std::string::npos)
@@ -51,44 +57,35 @@ RankerDataset parseRankerData(std::string_view text, std::string_view sourceName
                ? "not valid JSON (NaN and Infinity are not JSON numbers; features must be finite)"
                : "not a JSON object");
     const json::object &object = parsed.get_object();
-    const auto *task = object.if_contains("task");
-    if (!task || !task->is_string() || task->get_string().empty())
-      fail(sourceName, number, "\"task\" missing or not a non-empty string");
-    if (const auto *status = object.if_contains("status"); status && !status->is_null()) {
-      if (!status->is_string())
-        fail(sourceName, number, "\"status\" must be a string");
-      if (status->get_string() != "ok") {
-        ++data.excluded;
-        continue;
-      }
-    }
-    const auto *speedup = object.if_contains("speedup");
-    if (!speedup)
-      fail(sourceName, number, "\"speedup\" missing");
-    if (speedup->is_null()) {
+    const JsonFieldReader &fields = lineFields;
+    const std::string task = fields.string(fields.required(object, "task", ""), "task");
+    if (task.empty())
+      fields.fail("task", "must not be empty");
+    if (const json::value *status = fields.optional(object, "status");
+        status && fields.string(*status, "status") != "ok") {
       ++data.excluded;
       continue;
     }
-    if (!speedup->is_number() || !(speedup->to_number<double>() > 0) || !std::isfinite(speedup->to_number<double>()))
-      fail(sourceName, number, "\"speedup\" must be a positive finite number");
+    const json::value &speedup = fields.required(object, "speedup", "");
+    if (speedup.is_null()) {
+      ++data.excluded;
+      continue;
+    }
+    if (!(fields.finiteNumber(speedup, "speedup") > 0))
+      fields.fail("speedup", "must be a positive finite number");
     const auto *features = object.if_contains("features");
     if (!features || !features->is_object())
-      fail(sourceName, number,
-           "\"features\" missing or not an object (evaluated without the analysis library? "
-           "scripts/collect-ranker-data --features adds them)");
+      fields.fail("features", "missing or not an object (evaluated without the analysis library? "
+                              "scripts/collect-ranker-data --features adds them)");
     RankerSample sample;
-    sample.task = task->get_string();
+    sample.task = task;
     if (const auto *variant = object.if_contains("variant"); variant && variant->is_string())
       sample.variant = variant->get_string();
-    sample.speedup = speedup->to_number<double>();
+    sample.speedup = speedup.to_number<double>();
     for (std::size_t i = 0; i < kFeatureCount; ++i) {
       const std::string name(kFeatureNames[i]);
-      const auto *value = features->get_object().if_contains(name);
-      if (!value)
-        fail(sourceName, number, "features." + name + " missing");
-      if (!value->is_number() || !std::isfinite(value->to_number<double>()))
-        fail(sourceName, number, "features." + name + " must be a finite number");
-      sample.features[i] = value->to_number<double>();
+      sample.features[i] =
+          fields.finiteNumber(fields.required(features->get_object(), name, "features"), "features." + name);
     }
     try {
       readUnknownFeatures(object.if_contains("features_unknown"), sample.features);

@@ -1,7 +1,8 @@
 // Typed reads of JSON fields whose errors name the field: what task.json,
-// ranker.json and the other files we validate are read with. Each user
-// keeps its own wording of an error through `Failure` (called with the
-// field's path, "" for the top level, and what is wrong; it must throw).
+// ranker.json, the daemon's config and requests, the trainer's settings and
+// the ranker's data are read with. Each user frames the error its own way
+// through `Failure` (called with the field's path, "" for the top level, and
+// what is wrong, worded "must be a string", "missing", ...; it must throw).
 #pragma once
 
 #include <boost/json/value.hpp>
@@ -23,15 +24,22 @@ public:
 
   const boost::json::object &object(const boost::json::value &value, const std::string &field) const;
   const boost::json::array &array(const boost::json::value &value, const std::string &field) const;
-  // object[key], or a failure naming field.key (key alone at the top level).
+  // field.key, or key alone at the top level (field "").
+  static std::string path(const std::string &field, const std::string &key);
+  // object[key], or a failure naming field.key.
   const boost::json::value &required(const boost::json::object &object, const std::string &key,
                                      const std::string &field) const;
+  // object[key]; nullptr when it is absent or null (an optional field).
+  const boost::json::value *optional(const boost::json::object &object, const std::string &key) const;
   std::string string(const boost::json::value &value, const std::string &field) const;
   double number(const boost::json::value &value, const std::string &field) const;
   double finiteNumber(const boost::json::value &value, const std::string &field) const;
   // An array of finite numbers; an element's failure names field[i].
   std::vector<double> finiteNumbers(const boost::json::value &value, const std::string &field) const;
   std::int64_t integer(const boost::json::value &value, const std::string &field) const;
+  bool boolean(const boost::json::value &value, const std::string &field) const;
+  // An array of strings; an element's failure names field[i].
+  std::vector<std::string> strings(const boost::json::value &value, const std::string &field) const;
 
   template <class Enum>
   Enum choice(const boost::json::value &value, const std::string &field,

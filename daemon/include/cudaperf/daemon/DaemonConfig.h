@@ -56,6 +56,8 @@ struct DaemonConfig {
 
 // Throws std::invalid_argument naming the key or flag.
 DaemonConfig loadDaemonConfig(const std::filesystem::path &file, DaemonConfig base = {});
+// cudaperfd --help: every flag with a line of what it is for.
+std::string daemonUsage();
 // Applies `--key value` flags (--listen HOST:PORT, --tasks, --db, --gpus 0,1, --cpu-workers, --ranker, ...).
 // Returns the config file named by --config, applied first.
 DaemonConfig configFromArguments(const std::vector<std::string> &arguments);

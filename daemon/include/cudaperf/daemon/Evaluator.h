@@ -7,9 +7,11 @@
 #include "cudaperf/contracts/Ranker.h"
 #include "cudaperf/contracts/VerifiableReward.h"
 #include "cudaperf/daemon/AnalysisPool.h"
+#include "cudaperf/daemon/AnalysisStage.h"
 #include "cudaperf/daemon/CandidateCompiler.h"
 #include "cudaperf/daemon/DaemonConfig.h"
 #include "cudaperf/daemon/EvaluationStore.h"
+#include "cudaperf/daemon/GpuQueue.h"
 #include "cudaperf/daemon/JudgeRun.h"
 #include "cudaperf/daemon/JudgeSession.h"
 #include "cudaperf/daemon/Metrics.h"
@@ -40,36 +42,6 @@ struct EvaluationRequest {
   std::string task;
   std::string source;
   int turn = 1;
-};
-
-// One GPU's queue, served by one thread that runs the judge: evaluations of
-// the same task waiting together go to one judge (each in a worker of its own).
-class GpuQueue {
-public:
-  GpuQueue(int gpu, JudgeOptions options, unsigned batch, std::size_t judgeMaxEvaluations, Metrics &metrics);
-  ~GpuQueue();
-  // `job` holds one candidate.
-  std::future<boost::json::object> submit(JudgeJob job);
-  std::size_t depth() const;
-  int gpu() const { return gpu_; }
-
-private:
-  struct Pending {
-    JudgeJob job;
-    std::promise<boost::json::object> promise;
-    std::chrono::steady_clock::time_point submitted = std::chrono::steady_clock::now();
-  };
-  void serve();
-  int gpu_;
-  JudgeOptions options_;
-  std::unique_ptr<JudgeSession> session_; // this GPU's judge, kept across batches
-  unsigned batch_;
-  Metrics &metrics_;
-  mutable std::mutex mutex_;
-  std::condition_variable wake_;
-  std::deque<Pending> pending_;
-  bool stopping_ = false;
-  std::thread thread_;
 };
 
 class Evaluator {
@@ -103,7 +75,7 @@ public:
 
 private:
   boost::json::object compute(const EvaluationRequest &request, const PreparedTask &task, const std::string &key);
-  std::optional<double> structuralReward(const boost::json::object &features) const;
+  std::optional<double> structuralReward(const AnalysisStage &analysis) const;
   std::string requestKey(const EvaluationRequest &request, const std::string &taskJson) const;
   std::string rankerHashNow() const;
 
@@ -125,8 +97,5 @@ private:
   std::mutex answersMutex_;
   std::unordered_map<std::string, std::string> answers_; // key -> serialized cached answer (bounded)
 };
-
-// The text a refinement turn shows the policy: what went wrong, or how fast it ran and what to look at.
-std::string feedbackText(const boost::json::object &result);
 
 } // namespace cudaperf

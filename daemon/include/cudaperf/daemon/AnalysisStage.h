@@ -1,0 +1,31 @@
+// The static analysis of one candidate as a stage result: the plugin
+// contract's report (contracts/ReportJson.h) and the feature vector the
+// ranker scores, or why there is none (no analysis server, a parse error, a
+// crash or a timeout of the sandboxed server).
+#pragma once
+
+#include "cudaperf/contracts/FeatureVector.h"
+
+#include <boost/json/object.hpp>
+
+#include <optional>
+#include <string>
+
+namespace cudaperf {
+
+struct AnalysisStage {
+  std::string error;          // empty: there is a report
+  boost::json::object report; // the report of the translation unit
+  // The 11 features, unknown ones as the contract marks them, then the
+  // extended ones: the ranker's input. nullopt without a report, or where
+  // the report's vector cannot be read.
+  std::optional<FeatureVector> features;
+
+  bool ok() const { return error.empty(); }
+  // From the analysis's answer: a report, or {"error": ...}.
+  static AnalysisStage fromReport(boost::json::object answer);
+  // The evaluation answer's `features`: {vector, unknown, report}, or {error}.
+  boost::json::object answerJson() const;
+};
+
+} // namespace cudaperf
