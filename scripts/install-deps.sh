@@ -9,7 +9,7 @@ packages=(
   libboost1.81-dev libboost-json1.81-dev
   libspdlog-dev libsqlite3-dev libssl-dev libcli11-dev
   libtorch-dev
-  libpcre2-dev libicu-dev gnuplot-nox
+  libpcre2-dev libicu-dev gnuplot-nox libgloo-dev
   libgtest-dev wrk
   nginx-light python3-torch
 )

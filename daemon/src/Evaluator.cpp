@@ -454,7 +454,11 @@ json::object Evaluator::compute(const EvaluationRequest &request, const Prepared
     result["error"] = error;
   } else {
     job.candidates = {JudgeCandidate{compiled.library, seed, reference}};
-    GpuQueue &queue = *gpus_[nextGpu_++ % gpus_.size()];
+    // Several GPUs (--gpus 0,1): the one with the least work waiting.
+    std::vector<std::size_t> loads;
+    for (const auto &gpu : gpus_)
+      loads.push_back(gpu->load());
+    GpuQueue &queue = *gpus_[leastLoadedQueue(loads, nextGpu_++)];
     json::object run = queue.submit(job).get();
     if (auto *gpuQueue = run.if_contains("gpu_queue"); gpuQueue && gpuQueue->is_object()) {
       for (const auto &[field, value] : gpuQueue->get_object())

@@ -2,6 +2,8 @@
 
 #include <boost/json.hpp>
 
+#include <stdexcept>
+
 namespace cudaperf {
 
 namespace json = boost::json;
@@ -23,7 +25,20 @@ GpuQueue::~GpuQueue() {
   thread_.join();
 }
 
+std::size_t leastLoadedQueue(const std::vector<std::size_t> &loads, std::size_t turn) {
+  if (loads.empty())
+    throw std::invalid_argument("leastLoadedQueue: no queue");
+  std::size_t best = turn % loads.size();
+  for (std::size_t k = 1; k < loads.size(); ++k) {
+    const std::size_t candidate = (turn + k) % loads.size();
+    if (loads[candidate] < loads[best])
+      best = candidate;
+  }
+  return best;
+}
+
 std::future<json::object> GpuQueue::submit(JudgeJob job) {
+  ++load_;
   Pending pending{std::move(job), {}};
   auto future = pending.promise.get_future();
   {
@@ -74,8 +89,10 @@ void GpuQueue::serve() {
     try {
       results = session_->run(job);
     } catch (const std::exception &error) {
-      for (auto &pending : batch)
+      for (auto &pending : batch) {
         pending.promise.set_value(json::object{{"status", "harness_error"}, {"error", error.what()}});
+        --load_;
+      }
       continue;
     }
     // The GPU is this batch's alone while its judge runs: each candidate's
@@ -92,6 +109,7 @@ void GpuQueue::serve() {
                        {"batch", batch.size()}};
       result["gpu"] = gpu_;
       batch[i].promise.set_value(std::move(result));
+      --load_;
     }
   }
 }

@@ -336,6 +336,29 @@ TEST_F(SamplerTest, SameSeedSameCompletionsOtherSeedOthers) {
   EXPECT_NE(sampler.generate(prompts, 3, o).completions[0].ids, a.completions[0].ids);
 }
 
+// With a seed per row, a row's completion depends on its seed alone: the
+// same sampled in a batch of three or alone with a shorter prompt beside it
+// (how a data-parallel GRPO rank samples what one process would).
+TEST_F(SamplerTest, ARowSeedGivesTheSameCompletionInAnyBatch) {
+  const Sampler sampler(*model_);
+  SamplingOptions o;
+  o.maxNewTokens = 16;
+  o.rowSeeds = {11, 12, 13};
+  const auto batch = sampler.generate({{1, 2, 3}, {9, 8}, {7, 7, 7, 7}}, 1, o);
+  o.rowSeeds = {12};
+  const auto alone = sampler.generate({{9, 8}}, 1, o);
+  EXPECT_EQ(alone.completions[0].ids, batch.completions[1].ids);
+  ASSERT_EQ(alone.completions[0].logProbs.size(), batch.completions[1].logProbs.size());
+  for (std::size_t i = 0; i < alone.completions[0].logProbs.size(); ++i)
+    EXPECT_NEAR(alone.completions[0].logProbs[i], batch.completions[1].logProbs[i], 1e-5); // other padding
+  o.rowSeeds = {13, 11};
+  const auto swapped = sampler.generate({{7, 7, 7, 7}, {1, 2, 3}}, 1, o);
+  EXPECT_EQ(swapped.completions[0].ids, batch.completions[2].ids);
+  EXPECT_EQ(swapped.completions[1].ids, batch.completions[0].ids);
+  o.rowSeeds = {1, 2}; // one seed a row, or none
+  EXPECT_THROW(sampler.generate({{1}}, 1, o), std::invalid_argument);
+}
+
 TEST_F(SamplerTest, SamplerLogProbsEqualTheTrainersRecomputation) {
   const Sampler sampler(*model_);
   for (auto [temperature, topP, topK] : {std::tuple{1.0, 1.0, 0}, {0.7, 0.9, 0}, {1.3, 1.0, 20}}) {

@@ -5,19 +5,36 @@
 #include "cudaperf/trainer/Commands.h"
 
 #include "cudaperf/trainer/CommandFlags.h"
+#include "cudaperf/trainer/DataParallel.h"
 #include "cudaperf/trainer/GrpoTrainer.h"
+#include "cudaperf/trainer/RankLauncher.h"
 #include "cudaperf/trainer/SftTrainer.h"
 
+#include <cmath>
 #include <filesystem>
 #include <iostream>
+#include <memory>
 #include <stdexcept>
 
 namespace cudaperf {
 
 int grpoCommand(const std::vector<std::string> &args) {
-  const Flags flags = parseFlags(args, {"config", "steps", "resume", "stop-after"});
+  const Flags flags = parseFlags(args, {"config", "steps", "resume", "stop-after", "nproc"});
   if (!flags.count("config"))
     throw std::invalid_argument("--config FILE.json is required");
+  const auto place = trainer::ProcessPlace::fromEnvironment();
+  const double processes = numberFlag(flags, "nproc", 1);
+  if (processes != std::floor(processes) || processes < 1)
+    throw std::invalid_argument("--nproc: expected a whole number of processes, 1 or more");
+  if (processes > 1) {
+    if (place)
+      throw std::invalid_argument("--nproc inside a rank of a run (WORLD_SIZE is set)");
+    // This program again, once per rank: the same flags but --nproc.
+    std::vector<std::string> rank{"grpo"};
+    for (const auto &arg : trainer::withoutFlag(args, "--nproc"))
+      rank.push_back(arg);
+    return trainer::launchRanks(static_cast<int>(processes), "/proc/self/exe", rank);
+  }
   trainer::GrpoConfig config = trainer::GrpoConfig::fromFile(textFlag(flags, "config"));
   // What one changes from the command line: run longer, resume, or stop after
   // N steps of this invocation (a time-limited job; the schedule stays the run's).
@@ -25,14 +42,24 @@ int grpoCommand(const std::vector<std::string> &args) {
     config.steps = static_cast<std::int64_t>(numberFlag(flags, "steps", 0));
   if (flags.count("resume"))
     config.resume = textFlag(flags, "resume");
-  std::cerr << "cudaperf-train grpo: " << config.toJsonText() << "\n";
+  std::unique_ptr<trainer::DataParallel> parallel;
+  if (place) {
+    if (config.device == "cuda") // a rank per GPU
+      config.device = "cuda:" + std::to_string(place->localRank);
+    parallel = std::make_unique<trainer::DataParallel>(*place);
+  }
+  const bool leader = !parallel || parallel->leader();
+  if (leader)
+    std::cerr << "cudaperf-train grpo: " << config.toJsonText()
+              << (parallel ? " over " + std::to_string(parallel->size()) + " ranks" : std::string()) << "\n";
   trainer::RewardClientOptions client;
   client.urls = config.daemonUrls;
   client.concurrency = config.daemonConcurrency;
   trainer::DaemonRewards rewards(client);
-  trainer::GrpoTrainer trainer(config, rewards);
+  trainer::GrpoTrainer trainer(config, rewards, parallel.get());
   trainer.run(std::cerr, static_cast<std::int64_t>(numberFlag(flags, "stop-after", 0)));
-  std::cerr << "cudaperf-train grpo: " << trainer.stepsDone() << " steps; log in " << config.outDir << "/log.jsonl\n";
+  if (leader)
+    std::cerr << "cudaperf-train grpo: " << trainer.stepsDone() << " steps; log in " << config.outDir << "/log.jsonl\n";
   return 0;
 }
 

@@ -1,6 +1,7 @@
 #include "cudaperf/trainer/GrpoTrainer.h"
 
 #include "cudaperf/trainer/DataOrder.h"
+#include "cudaperf/trainer/DataParallel.h"
 #include "cudaperf/trainer/KernelPrompt.h"
 #include "cudaperf/trainer/PolicyLoss.h"
 #include "cudaperf/trainer/TrainingCheckpoint.h"
@@ -49,6 +50,7 @@ torch::Tensor tokenLogProbs(const PolicyModel &model, const torch::Tensor &ids, 
 }
 
 struct GrpoTrainer::Trajectory {
+  std::uint64_t id; // group * G + g over the whole step's batch: its sampling seeds, whichever rank owns it
   std::size_t task;
   Conversation conversation;
   std::vector<float> samplerLogProbs; // one per policy token, in order
@@ -57,8 +59,9 @@ struct GrpoTrainer::Trajectory {
   bool done = false;
 };
 
-GrpoTrainer::GrpoTrainer(GrpoConfig config, RewardSource &rewards)
-    : config_(std::move(config)), rewards_(rewards), tokenizer_(Tokenizer::fromFolder(config_.model)) {
+GrpoTrainer::GrpoTrainer(GrpoConfig config, RewardSource &rewards, DataParallel *parallel)
+    : config_(std::move(config)), rewards_(rewards), parallel_(parallel),
+      tokenizer_(Tokenizer::fromFolder(config_.model)) {
   if (tokenizer_.normalizerSkipped())
     std::cerr
         << "cudaperf-train grpo: warning: the tokenizer asks for NFC, this build has no ICU: text used as it is\n";
@@ -90,6 +93,10 @@ GrpoTrainer::GrpoTrainer(GrpoConfig config, RewardSource &rewards)
   trainable_ = config_.loraRank > 0 ? model_->loraParameters() : model_->parameters();
   if (config_.beta > 0) // the frozen reference: the starting policy, also on resume
     reference_ = std::make_unique<PolicyModel>(PolicyModel::load(config_.model, device, dtype));
+  // Every rank starts from rank 0's weights (the same files and seeds give
+  // the same anyway; this makes it so whatever a rank's files held).
+  if (parallel_)
+    parallel_->broadcastFromLeader(trainable_);
   for (auto &p : trainable_)
     p.requires_grad_(true);
   optimizer_ = std::make_unique<AdamW>(trainable_, AdamWOptions{0.9, 0.999, 1e-8, config_.weightDecay});
@@ -119,11 +126,22 @@ json::object GrpoTrainer::step() {
   const int G = config_.group;
 
   // ------------------------------------------------------------- rollout
+  // The step's prompts are the same on every rank; a rank rolls out, scores
+  // and trains on the groups it owns (all of them in a run of one process).
   std::vector<std::vector<Trajectory>> groups;
-  for (std::size_t task : promptsOfStep(step_)) {
+  const std::vector<std::size_t> prompts = promptsOfStep(step_);
+  for (std::size_t k = 0; k < prompts.size(); ++k) {
+    if (parallel_ && !parallel_->owns(k))
+      continue;
     groups.emplace_back();
     for (int g = 0; g < G; ++g)
-      groups.back().push_back(Trajectory{task, Conversation(tokenizer_, tasks_[task]), {}, {}, {}, false});
+      groups.back().push_back(Trajectory{k * static_cast<std::uint64_t>(G) + static_cast<std::uint64_t>(g),
+                                         prompts[k],
+                                         Conversation(tokenizer_, tasks_[prompts[k]]),
+                                         {},
+                                         {},
+                                         {},
+                                         false});
   }
   std::vector<bool> groupActive(groups.size(), true);
   std::vector<int> passedPerTurn(config_.maxTurns + 1, 0), tookTurn(config_.maxTurns + 1, 0);
@@ -137,8 +155,13 @@ json::object GrpoTrainer::step() {
     for (auto *row : rows)
       contexts.push_back(row->conversation.ids());
     SamplingOptions options = sampling_;
-    options.seed = mixSeed(config_.seed, static_cast<std::uint64_t>(step_),
-                           static_cast<std::uint64_t>(turn) + (trained ? 0 : 1000));
+    // A row's draws are a function of the run's seed, the step, the turn and
+    // the row alone: the same completions whichever rank samples it, in
+    // whatever batch.
+    const std::uint64_t turnSeed = mixSeed(config_.seed, static_cast<std::uint64_t>(step_),
+                                           static_cast<std::uint64_t>(turn) + (trained ? 0 : 1000));
+    for (auto *row : rows)
+      options.rowSeeds.push_back(mixSeed(turnSeed, row->id, 0));
     auto start = std::chrono::steady_clock::now();
     const Sampler sampler(*model_, &tokenizer_);
     const GenerationResult generated = sampler.generate(contexts, 1, options);
@@ -333,12 +356,16 @@ json::object GrpoTrainer::step() {
   std::int64_t skippedUpdates = 0;
   const double learningRate = warmupCosine(optimizer_->steps(), config_.learningRate, config_.warmupSteps,
                                            config_.steps * config_.updatesPerBatch, config_.minLrRatio);
-  if (!micros.empty()) {
-    // The batch's normaliser: tokens (or completions) of the whole batch, not of a micro-batch.
-    std::vector<torch::Tensor> tokensPerRow;
-    for (auto &m : micros)
-      tokensPerRow.push_back(m.mask.sum(1, true));
-    const double normalizer = lossNormalizer(torch::cat(tokensPerRow, 0), lossOptions);
+  // The batch's normaliser: tokens (or completions) of the whole batch, not
+  // of a micro-batch, nor of one rank's share: summed over ranks, the ranks'
+  // gradients add up to the one batch's.
+  std::vector<double> batchSize{0.0, static_cast<double>(rows.size())}; // tokens, completions
+  for (auto &m : micros)
+    batchSize[0] += m.mask.sum().item<double>();
+  if (parallel_)
+    parallel_->sum(batchSize);
+  if (batchSize[1] > 0) {
+    const double normalizer = lossNormalizer(batchSize[0], batchSize[1], lossOptions);
     for (int update = 0; update < config_.updatesPerBatch; ++update) {
       optimizer_->zeroGrad();
       double updateLoss = 0;
@@ -359,6 +386,8 @@ json::object GrpoTrainer::step() {
         klSum += result.klSum;
         tisClipped += result.tisClippedTokens;
       }
+      if (parallel_) // every rank then clips and steps the same gradient: the weights stay equal
+        parallel_->sumGradients(trainable_);
       gradNorm = clipGradientNorm(trainable_, config_.gradClip);
       if (std::isfinite(gradNorm))
         optimizer_->step(learningRate);
@@ -371,51 +400,122 @@ json::object GrpoTrainer::step() {
   trainSeconds = since(trainStart);
 
   // ------------------------------------------------------------- the log
+  // The whole batch's figures: sums over the ranks of a data-parallel run
+  // (one rank: its own), the slowest rank's seconds.
+  auto total = [](const std::vector<double> &values) { return std::accumulate(values.begin(), values.end(), 0.0); };
+  enum : std::size_t {
+    kLoss,
+    kRewardSum,
+    kRewards,
+    kRVerSum,
+    kRVers,
+    kRStrSum,
+    kRStrs,
+    kZeroStd,
+    kGroups,
+    kClipped,
+    kTrainedTokens,
+    kKl,
+    kTisClipped,
+    kEntropy,
+    kAgreement,
+    kFullTokens,
+    kRows,
+    kGenerated,
+    kDaemonCalls,
+    kAdmitted,
+    kWithFailures,
+    kDiagnosticTrials,
+    kDiagnosticRecovered,
+    kTurns // then passed, then took, per turn
+  };
+  std::vector<double> sums = {lossValue,
+                              total(rewardsFirstTurn),
+                              static_cast<double>(rewardsFirstTurn.size()),
+                              total(rVerFirstTurn),
+                              static_cast<double>(rVerFirstTurn.size()),
+                              total(rStrFirstTurn),
+                              static_cast<double>(rStrFirstTurn.size()),
+                              static_cast<double>(zeroStdGroups),
+                              static_cast<double>(groups.size()),
+                              clipped,
+                              trainedTokens,
+                              klSum,
+                              tisClipped,
+                              entropySum,
+                              agreementSum,
+                              fullTokens,
+                              static_cast<double>(rows.size()),
+                              static_cast<double>(generatedTokens),
+                              static_cast<double>(daemonCalls),
+                              static_cast<double>(admittedAfterFirst),
+                              static_cast<double>(groupsWithFailuresAfterFirst),
+                              static_cast<double>(diagnosticTrials),
+                              static_cast<double>(diagnosticRecovered)};
+  for (int t = 1; t <= config_.maxTurns; ++t)
+    sums.push_back(passedPerTurn[t]);
+  for (int t = 1; t <= config_.maxTurns; ++t)
+    sums.push_back(tookTurn[t]);
+  std::vector<double> seconds = {generateSeconds, rewardSeconds, trainSeconds, since(stepStart)};
+  if (parallel_) {
+    parallel_->sum(sums);
+    parallel_->maximum(seconds);
+  }
+  auto ratio = [](double part, double whole, json::value otherwise) {
+    return whole > 0 ? json::value(part / whole) : otherwise;
+  };
   json::object log;
   log["step"] = step_ + 1;
-  log["loss"] = lossValue;
-  log["reward_mean"] = mean(rewardsFirstTurn);
-  log["r_ver_mean"] = rVerFirstTurn.empty() ? json::value(nullptr) : json::value(mean(rVerFirstTurn));
-  log["r_str_mean"] = rStrFirstTurn.empty() ? json::value(nullptr) : json::value(mean(rStrFirstTurn));
+  log["loss"] = sums[kLoss];
+  log["reward_mean"] = ratio(sums[kRewardSum], sums[kRewards], 0.0);
+  log["r_ver_mean"] = ratio(sums[kRVerSum], sums[kRVers], nullptr);
+  log["r_str_mean"] = ratio(sums[kRStrSum], sums[kRStrs], nullptr);
   json::array passRates;
   for (int t = 1; t <= config_.maxTurns; ++t)
-    passRates.push_back(tookTurn[t] ? json::value(static_cast<double>(passedPerTurn[t]) / tookTurn[t])
-                                    : json::value(nullptr));
+    passRates.push_back(ratio(sums[kTurns + t - 1], sums[kTurns + config_.maxTurns + t - 1], nullptr));
   log["pass_rate_per_turn"] = passRates;
-  log["frac_reward_zero_std"] = groups.empty() ? 0.0 : static_cast<double>(zeroStdGroups) / groups.size();
-  log["clip_fraction"] = trainedTokens > 0 ? clipped / trainedTokens : 0.0;
-  log["kl"] = trainedTokens > 0 ? klSum / trainedTokens : 0.0;
-  log["tis_clipped_fraction"] = trainedTokens > 0 ? tisClipped / trainedTokens : 0.0;
+  log["frac_reward_zero_std"] = ratio(sums[kZeroStd], sums[kGroups], 0.0);
+  log["clip_fraction"] = ratio(sums[kClipped], sums[kTrainedTokens], 0.0);
+  log["kl"] = ratio(sums[kKl], sums[kTrainedTokens], 0.0);
+  log["tis_clipped_fraction"] = ratio(sums[kTisClipped], sums[kTrainedTokens], 0.0);
   log["grad_norm"] = gradNorm;
   log["skipped_updates"] = skippedUpdates;
-  log["entropy"] = fullTokens > 0 ? entropySum / fullTokens : 0.0;
-  log["logprob_agreement"] = fullTokens > 0 ? agreementSum / fullTokens : 1.0; // mean exp|logp_train - logp_sample|
+  log["entropy"] = ratio(sums[kEntropy], sums[kFullTokens], 0.0);
+  // mean exp|logp_train - logp_sample|
+  log["logprob_agreement"] = ratio(sums[kAgreement], sums[kFullTokens], 1.0);
   log["learning_rate"] = learningRate;
-  log["trained_tokens"] = fullTokens;
-  log["trained_completions"] = static_cast<std::int64_t>(rows.size());
-  log["generated_tokens"] = generatedTokens;
-  log["tokens_per_second"] = generateSeconds > 0 ? generatedTokens / generateSeconds : 0.0;
-  log["seconds"] = json::object{
-      {"generate", generateSeconds}, {"reward", rewardSeconds}, {"train", trainSeconds}, {"step", since(stepStart)}};
-  log["dcp_activation"] = groupsWithFailuresAfterFirst
-                              ? json::value(static_cast<double>(admittedAfterFirst) / groupsWithFailuresAfterFirst)
-                              : json::value(nullptr);
-  log["dcp_recovery"] = diagnosticTrials ? json::value(static_cast<double>(diagnosticRecovered) / diagnosticTrials)
-                                         : json::value(nullptr);
-  log["daemon_calls"] = daemonCalls;
+  log["trained_tokens"] = sums[kFullTokens];
+  log["trained_completions"] = static_cast<std::int64_t>(sums[kRows]);
+  log["generated_tokens"] = static_cast<std::int64_t>(sums[kGenerated]);
+  log["tokens_per_second"] = ratio(sums[kGenerated], seconds[0], 0.0);
+  log["seconds"] =
+      json::object{{"generate", seconds[0]}, {"reward", seconds[1]}, {"train", seconds[2]}, {"step", seconds[3]}};
+  log["dcp_activation"] = ratio(sums[kAdmitted], sums[kWithFailures], nullptr);
+  log["dcp_recovery"] = ratio(sums[kDiagnosticRecovered], sums[kDiagnosticTrials], nullptr);
+  log["daemon_calls"] = static_cast<std::int64_t>(sums[kDaemonCalls]);
+  if (parallel_)
+    log["ranks"] = parallel_->size();
   ++step_;
   return log;
 }
 
 void GrpoTrainer::run(std::ostream &progress, std::int64_t stopAfter) {
-  fs::create_directories(config_.outDir);
-  std::ofstream log(fs::path(config_.outDir) / "log.jsonl", std::ios::app);
-  const bool terminal = ::isatty(STDERR_FILENO) && &progress == &std::cerr;
+  // Every rank runs every step (their collectives meet); rank 0 alone writes
+  // the log, the progress and the checkpoints (the weights are the same on all).
+  const bool leader = !parallel_ || parallel_->leader();
+  std::ofstream log;
+  if (leader) {
+    fs::create_directories(config_.outDir);
+    log.open(fs::path(config_.outDir) / "log.jsonl", std::ios::app);
+  }
+  const bool terminal = leader && ::isatty(STDERR_FILENO) && &progress == &std::cerr;
   const auto start = std::chrono::steady_clock::now();
   const std::int64_t first = step_;
   const std::int64_t last = stopAfter > 0 ? std::min(config_.steps, step_ + stopAfter) : config_.steps;
   while (step_ < last) {
     const json::object record = step();
+    if (!leader)
+      continue;
     log << json::serialize(record) << "\n";
     log.flush();
     const double elapsed = since(start);

@@ -23,7 +23,7 @@ constexpr const char *kUsage =
     "       cudaperf-train sample-check --model DIR --prompts FILE.json [--group G] [--max-new-tokens N]\n"
     "                           [--temperature T] [--top-p P] [--top-k K] [--seed S] [--device D] [--dtype T]\n"
     "                           [--ignore-eos] [--no-cuda-graph] [--no-recompute] [--completions-out FILE]\n"
-    "       cudaperf-train grpo --config FILE.json [--steps N] [--resume DIR|latest] [--stop-after N]\n"
+    "       cudaperf-train grpo --config FILE.json [--steps N] [--resume DIR|latest] [--stop-after N] [--nproc N]\n"
     "       cudaperf-train sft --config FILE.json [--resume DIR|latest] [--stop-after N]\n"
     "       cudaperf-train eval --model DIR [--tasks-dir tasks] [--tasks a,b] [--samples 10] [--turns 1]\n"
     "                           [--seeds 0,1,2] [--daemon URL,...] [--temperature T] [--top-p P]\n"

@@ -15,10 +15,13 @@ LossAggregation parseLossAggregation(const std::string &name) {
 }
 
 double lossNormalizer(const torch::Tensor &fullBatchMask, const PolicyLossOptions &options) {
-  const double completions = static_cast<double>(fullBatchMask.size(0));
+  return lossNormalizer(fullBatchMask.sum().item<double>(), static_cast<double>(fullBatchMask.size(0)), options);
+}
+
+double lossNormalizer(double tokens, double completions, const PolicyLossOptions &options) {
   switch (options.aggregation) {
   case LossAggregation::TokenMean:
-    return std::max(1.0, fullBatchMask.sum().item<double>());
+    return std::max(1.0, tokens);
   case LossAggregation::SeqMeanTokenMean:
     return std::max(1.0, completions);
   case LossAggregation::DrGrpo:

@@ -93,12 +93,18 @@ private:
 torch::Device deviceNamed(const std::string &name) {
   if (name == "cpu")
     return torch::kCPU;
-  if (name == "cuda") {
+  if (name == "cuda" || name.rfind("cuda:", 0) == 0) {
     if (!torch::cuda::is_available())
-      throw std::invalid_argument("device cuda: no CUDA device (or this LibTorch has no CUDA)");
-    return torch::Device(torch::kCUDA, 0);
+      throw std::invalid_argument("device " + name + ": no CUDA device (or this LibTorch has no CUDA)");
+    // cuda:N, the GPU of one rank of a data-parallel run.
+    const std::string index = name == "cuda" ? "0" : name.substr(5);
+    if (index.empty() || index.find_first_not_of("0123456789") != std::string::npos || index.size() > 3 ||
+        std::stoi(index) >= static_cast<int>(torch::cuda::device_count()))
+      throw std::invalid_argument("device " + name + ": there are " + std::to_string(torch::cuda::device_count()) +
+                                  " CUDA devices");
+    return torch::Device(torch::kCUDA, static_cast<c10::DeviceIndex>(std::stoi(index)));
   }
-  throw std::invalid_argument("device: cpu or cuda, not '" + name + "'");
+  throw std::invalid_argument("device: cpu, cuda or cuda:N, not '" + name + "'");
 }
 
 torch::Dtype dtypeNamed(const std::string &name) {

@@ -270,8 +270,23 @@ GenerationResult Sampler::generate(const std::vector<std::vector<std::int64_t>> 
   KvCache cache = model_.makeCache(B, longest + N);
   // The uniforms of every step drawn up front from the seed: the same draws
   // on CPU and GPU, and no random-number state inside a captured graph.
-  auto generator = at::detail::createCPUGenerator(options.seed);
-  torch::Tensor uniforms = (at::rand({N, B}, generator, torch::kFloat32) * (1 - 2e-7) + 1e-7).to(device);
+  torch::Tensor uniforms;
+  if (options.rowSeeds.empty()) {
+    auto generator = at::detail::createCPUGenerator(options.seed);
+    uniforms = at::rand({N, B}, generator, torch::kFloat32);
+  } else {
+    // A row's draws from its own seed: the same wherever the row is sampled.
+    if (static_cast<std::int64_t>(options.rowSeeds.size()) != B)
+      throw std::invalid_argument("generate: " + std::to_string(options.rowSeeds.size()) + " row seeds for " +
+                                  std::to_string(B) + " rows");
+    std::vector<torch::Tensor> columns;
+    for (const std::uint64_t seed : options.rowSeeds) {
+      auto generator = at::detail::createCPUGenerator(seed);
+      columns.push_back(at::rand({N}, generator, torch::kFloat32));
+    }
+    uniforms = torch::stack(columns, 1);
+  }
+  uniforms = (uniforms * (1 - 2e-7) + 1e-7).to(device);
   StepState state;
   state.generated = torch::full({B, N}, options.padId, longOptions.device(device));
   state.logProbs = torch::zeros({B, N}, torch::TensorOptions().dtype(torch::kFloat32).device(device));

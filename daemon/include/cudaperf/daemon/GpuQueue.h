@@ -9,6 +9,7 @@
 
 #include <boost/json/object.hpp>
 
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <deque>
@@ -16,6 +17,7 @@
 #include <memory>
 #include <mutex>
 #include <thread>
+#include <vector>
 
 namespace cudaperf {
 
@@ -26,6 +28,8 @@ public:
   // `job` holds one candidate.
   std::future<boost::json::object> submit(JudgeJob job);
   std::size_t depth() const;
+  // Evaluations submitted and not yet answered (waiting or in the judge).
+  std::size_t load() const { return load_.load(); }
   int gpu() const { return gpu_; }
 
 private:
@@ -44,7 +48,13 @@ private:
   std::condition_variable wake_;
   std::deque<Pending> pending_;
   bool stopping_ = false;
+  std::atomic<std::size_t> load_{0};
   std::thread thread_;
 };
+
+// The queue an evaluation goes to: the least loaded, ties taken in turn
+// starting at `turn` (a counter the caller advances), so that idle GPUs
+// share the work evenly and a busy one is passed by.
+std::size_t leastLoadedQueue(const std::vector<std::size_t> &loads, std::size_t turn);
 
 } // namespace cudaperf

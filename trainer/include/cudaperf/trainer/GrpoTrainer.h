@@ -9,6 +9,7 @@
 #pragma once
 
 #include "cudaperf/trainer/AdamW.h"
+#include "cudaperf/trainer/DataParallel.h"
 #include "cudaperf/trainer/GrpoConfig.h"
 #include "cudaperf/trainer/PolicyModel.h"
 #include "cudaperf/trainer/RewardClient.h"
@@ -53,7 +54,10 @@ torch::Tensor tokenLogProbs(const PolicyModel &model, const torch::Tensor &ids, 
 
 class GrpoTrainer {
 public:
-  GrpoTrainer(GrpoConfig config, RewardSource &rewards);
+  // parallel: this process's place in a data-parallel run (nullptr: one
+  // process). Each rank rolls out, scores and trains on its share of every
+  // step's groups; gradients and the step's figures are summed over ranks.
+  GrpoTrainer(GrpoConfig config, RewardSource &rewards, DataParallel *parallel = nullptr);
   // One step: rollout, rewards, advantages, updates. Returns its log record.
   boost::json::object step();
   // Steps until config.steps: log records to out_dir/log.jsonl, progress to
@@ -71,6 +75,7 @@ private:
 
   GrpoConfig config_;
   RewardSource &rewards_;
+  DataParallel *parallel_;
   Tokenizer tokenizer_;
   std::unique_ptr<PolicyModel> model_, reference_;
   std::unique_ptr<AdamW> optimizer_;

@@ -47,6 +47,9 @@ struct PolicyLossBatch {
 // The whole batch's normaliser (tokens, completions, or the constant): pass
 // the same value to every micro-batch's policyLoss.
 double lossNormalizer(const torch::Tensor &fullBatchMask, const PolicyLossOptions &options);
+// The same from the batch's trained tokens and completions (summed over the
+// ranks of a data-parallel run).
+double lossNormalizer(double tokens, double completions, const PolicyLossOptions &options);
 
 struct PolicyLossResult {
   torch::Tensor loss;       // scalar, this micro-batch's share of the batch loss

@@ -29,6 +29,10 @@ struct SamplingOptions {
   std::vector<std::int64_t> stopIds;    // EOS and the like: the token is kept, nothing after it
   std::vector<std::string> stopStrings; // needs a tokenizer; the text is cut after the string
   std::uint64_t seed = 0;
+  // One seed per row (prompts x group) instead: each row's draws depend on
+  // its seed alone, not on the other rows of the batch (how a data-parallel
+  // run samples the same completions as one process).
+  std::vector<std::uint64_t> rowSeeds;
   bool cudaGraph = true;     // on CUDA: capture the decode step once, replay it per token
   bool fusedDecode = true;   // the fused decode kernels where they take the model (PolicyModel::fusedDecodeFits)
   bool fusedSampling = true; // on CUDA where the decode kernels are built: the fused draw where it takes the
