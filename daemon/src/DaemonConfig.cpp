@@ -221,6 +221,10 @@ const std::vector<Setting> &settings() {
       {"s_min", "reward: speedup floor", [](C &c, const V &v) { c.reward.speedupMin = v.number(); }},
       {"s_max", "reward: speedup cap", [](C &c, const V &v) { c.reward.speedupMax = v.number(); }},
       {"lambda_str", "reward: structural weight", [](C &c, const V &v) { c.reward.lambdaStr = v.number(); }},
+      {"r_str_reference", "R_str measured from: baseline (the task's baseline.cu) or none (absolute)",
+       [](C &c, const V &v) {
+         c.strRelativeToBaseline = oneOf(v, {"baseline", "none"}) == "baseline";
+       }},
   };
   return table;
 }

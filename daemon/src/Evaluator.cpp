@@ -3,6 +3,7 @@
 #include "cudaperf/contracts/ContentKey.h"
 #include "cudaperf/contracts/JsonAccess.h"
 #include "cudaperf/contracts/ReportJson.h"
+#include "cudaperf/contracts/TextFile.h"
 #include "cudaperf/contracts/Utf8Text.h"
 #include "cudaperf/daemon/CpuPlacement.h"
 #include "cudaperf/daemon/Feedback.h"
@@ -233,6 +234,30 @@ std::optional<double> Evaluator::structuralReward(const AnalysisStage &analysis)
   return rankerScore(*ranker_, *analysis.features);
 }
 
+std::optional<double> Evaluator::baselineStructuralScore(const TaskSpec &task) {
+  const std::string ranker = rankerHashNow();
+  if (!task.baseline || ranker.empty() || !analysis_)
+    return std::nullopt;
+  const std::string key = task.name + "\n" + ranker;
+  {
+    std::lock_guard lock(baselineScoresMutex_);
+    if (const auto known = baselineScores_.find(key); known != baselineScores_.end())
+      return known->second;
+  }
+  // Computed outside the lock (an analysis takes a second): two evaluations
+  // of a new task may both compute it, to the same value.
+  std::optional<double> score;
+  try {
+    score = structuralReward(
+        AnalysisStage::fromReport(analyze(readTextFile(task.baseline->string()), "baseline.cu", config_.arch)));
+  } catch (const std::exception &error) {
+    spdlog::warn("task {}: no structural score of its baseline ({}): R_str absolute", task.name, error.what());
+  }
+  std::lock_guard lock(baselineScoresMutex_);
+  baselineScores_.emplace(key, score);
+  return score;
+}
+
 json::object Evaluator::analyzeAndCompile(const std::string &source, const std::string &fileName,
                                           const std::string &arch) {
   std::promise<json::object> reportPromise;
@@ -285,7 +310,7 @@ std::string Evaluator::requestKey(const EvaluationRequest &request, const std::s
                 << config_.minRuns << ' ' << config_.medianHalfWidth << ' ' << r.alphaComp << ' ' << r.alphaWrong << ' '
                 << r.alphaSpeed << ' ' << r.alphaCv << ' ' << r.speedupMin << ' ' << r.speedupMax << ' ' << r.lambdaStr
                 << ' ' << (r.baseline == SpeedupBaseline::Cpu ? "cpu" : "gpu") << ' ' << gpuAvailable() << ' '
-                << rankerHashNow();
+                << rankerHashNow() << ' ' << (config_.strRelativeToBaseline ? "r_str-baseline" : "r_str-absolute");
   return contentKey({"evaluate-v2", request.task, taskJson, request.source, configuration.str(), buildId_,
                      config_.insecureNoIsolation ? "insecure" : "isolated"});
 }
@@ -369,11 +394,14 @@ json::object Evaluator::compute(const EvaluationRequest &request, const Prepared
   std::promise<json::object> featuresPromise;
   auto featuresFuture = featuresPromise.get_future();
   double analysisSeconds = 0, referenceSeconds = 0;
+  std::optional<double> baselineScore; // R_str's reference: the task's baseline.cu (once per task and ranker)
   boost::asio::post(cpuPool_, [&, promise = std::move(featuresPromise)]() mutable {
     const auto start = Clock::now();
     json::object features;
     try {
       features = analyze(request.source, "candidate.cu", config_.arch);
+      if (config_.strRelativeToBaseline)
+        baselineScore = baselineStructuralScore(*task.spec);
     } catch (const std::exception &error) {
       features = json::object{{"error", error.what()}};
     }
@@ -486,7 +514,8 @@ json::object Evaluator::compute(const EvaluationRequest &request, const Prepared
     }
   }
   result["status"] = status;
-  const RewardStage reward = assembleReward(status, judgedRun.outcome, rStr, config_.reward);
+  RewardStage reward = assembleReward(status, judgedRun.outcome, rStr, config_.reward);
+  setStructuralReward(reward, rStr, baselineScore, config_.reward);
   result["reward"] = reward.toJson();
   result["key"] = key;
   FeedbackInputs feedback;

@@ -36,10 +36,17 @@ RewardStage assembleReward(const std::string &status, VerifiableOutcome outcome,
       outcome.compiled = false; // a hack is scored like a failed compile
     reward.rVer = verifiableReward(outcome, config);
   }
-  reward.rStr = rStr;
   reward.lambdaStr = config.lambdaStr;
-  reward.total = combinedReward(reward.rVer ? reward.rVer->total : 0.0, rStr.value_or(0.0), config);
+  setStructuralReward(reward, rStr, std::nullopt, config);
   return reward;
+}
+
+void setStructuralReward(RewardStage &reward, std::optional<double> candidate, std::optional<double> baseline,
+                         const RewardConfig &config) {
+  reward.rStrAbsolute = candidate;
+  reward.rStrBaseline = candidate ? baseline : std::nullopt;
+  reward.rStr = candidate && baseline ? std::optional<double>(*candidate - *baseline) : candidate;
+  reward.total = combinedReward(reward.rVer ? reward.rVer->total : 0.0, reward.rStr.value_or(0.0), config);
 }
 
 json::object RewardStage::toJson() const {
@@ -51,6 +58,8 @@ json::object RewardStage::toJson() const {
   else
     out["r_ver"] = nullptr;
   out["r_str"] = rStr ? json::value(*rStr) : json::value(nullptr);
+  out["r_str_absolute"] = rStrAbsolute ? json::value(*rStrAbsolute) : json::value(nullptr);
+  out["r_str_baseline"] = rStrBaseline ? json::value(*rStrBaseline) : json::value(nullptr);
   out["lambda_str"] = lambdaStr;
   out["total"] = total;
   return out;

@@ -603,6 +603,42 @@ class TrainedRankerTest(unittest.TestCase):
                 self.assertAlmostEqual(ours, theirs, delta=1e-6)
             self.assertGreater(len(set(daemon_scores)), 1)  # the variants are told apart
 
+    def test_r_str_is_measured_from_the_tasks_baseline(self):
+        """An evaluation's R_str is the candidate's score less that of its task's baseline.cu: the baseline
+        itself gets 0, a variant its score less the baseline's; r_str_reference none keeps the absolute."""
+        baseline = open(os.path.join(TASKS, "transpose", "baseline.cu")).read()
+        padded = open(os.path.join(TASKS, "transpose", "variants", "tiled_padded.cu")).read()
+        with tempfile.TemporaryDirectory() as workdir:
+            daemon = Daemon(workdir, "--ranker", BUNDLED_RANKER)
+            try:
+                scores = {}
+                for name, source in (("baseline", baseline), ("padded", padded)):
+                    status, report, _ = daemon.request("POST", "/v1/analyze", {"source": source})
+                    self.assertEqual(status, 200, report)
+                    scores[name] = report["r_str"]
+                status, own, _ = daemon.request("POST", "/v1/evaluate", {"task": "transpose", "source": baseline})
+                self.assertEqual(status, 200, own)
+                self.assertAlmostEqual(own["reward"]["r_str"], 0.0, delta=1e-9)
+                self.assertAlmostEqual(own["reward"]["r_str_baseline"], scores["baseline"], delta=1e-9)
+                status, answer, _ = daemon.request("POST", "/v1/evaluate", {"task": "transpose", "source": padded})
+                self.assertEqual(status, 200, answer)
+                reward = answer["reward"]
+                self.assertAlmostEqual(reward["r_str_absolute"], scores["padded"], delta=1e-9)
+                self.assertAlmostEqual(reward["r_str"], scores["padded"] - scores["baseline"], delta=1e-9)
+                self.assertGreater(reward["r_str"], 0, "the padded tile is structurally better than the naive copy")
+                self.assertAlmostEqual(reward["total"], reward["lambda_str"] * reward["r_str"], delta=1e-9)  # no_gpu
+            finally:
+                daemon.stop()
+            absolute = Daemon(os.path.join(workdir, "absolute"), "--ranker", BUNDLED_RANKER,
+                              "--r-str-reference", "none")
+            try:
+                status, answer, _ = absolute.request("POST", "/v1/evaluate", {"task": "transpose", "source": padded})
+                self.assertEqual(status, 200, answer)
+                self.assertAlmostEqual(answer["reward"]["r_str"], scores["padded"], delta=1e-9)
+                self.assertIsNone(answer["reward"]["r_str_baseline"])
+            finally:
+                absolute.stop()
+
     def test_bank_conflicts_lower_the_bundled_rankers_score(self):
         """transpose's padded tile (no bank conflicts, measured 2x faster on the H200) scores above the
         unpadded one, which differs in nothing else the analysis sees; and so does any kernel pair that

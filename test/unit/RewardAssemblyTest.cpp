@@ -156,3 +156,29 @@ TEST(RewardAssembly, NoSpeedupOverTheConfiguredBaselineIsTheFloor) {
   ASSERT_TRUE(reward.rVer);
   EXPECT_DOUBLE_EQ(reward.rVer->speed, -0.5); // s_min
 }
+
+// R_str measured from the task's baseline: the candidate's score less the
+// baseline's; the total adds lambda times that; both scores are reported.
+TEST(RewardAssembly, StructuralRewardIsMeasuredFromTheTasksBaseline) {
+  RewardConfig config;
+  config.lambdaStr = 0.5;
+  const VerifiableOutcome outcome = judgedOutcome(judged("ok", 4, 4, 4.0, 1.0, 0.0), config).outcome;
+  RewardStage reward = assembleReward("ok", outcome, 0.25, config); // log2(4) = 2
+  EXPECT_DOUBLE_EQ(reward.total, 2.0 + 0.5 * 0.25);
+  setStructuralReward(reward, 0.25, -0.75, config);
+  EXPECT_DOUBLE_EQ(*reward.rStr, 1.0); // 0.25 - (-0.75): one unit better than the baseline
+  EXPECT_DOUBLE_EQ(reward.total, 2.0 + 0.5 * 1.0);
+  const json::object out = reward.toJson();
+  EXPECT_DOUBLE_EQ(out.at("r_str").as_double(), 1.0);
+  EXPECT_DOUBLE_EQ(out.at("r_str_absolute").as_double(), 0.25);
+  EXPECT_DOUBLE_EQ(out.at("r_str_baseline").as_double(), -0.75);
+  // No baseline score (no baseline.cu, or r_str_reference none): the absolute score.
+  setStructuralReward(reward, 0.25, std::nullopt, config);
+  EXPECT_DOUBLE_EQ(*reward.rStr, 0.25);
+  EXPECT_TRUE(reward.toJson().at("r_str_baseline").is_null());
+  // No candidate score (no ranker, no analysis): nothing, whatever the baseline's.
+  setStructuralReward(reward, std::nullopt, -0.75, config);
+  EXPECT_FALSE(reward.rStr);
+  EXPECT_FALSE(reward.rStrBaseline);
+  EXPECT_DOUBLE_EQ(reward.total, 2.0);
+}

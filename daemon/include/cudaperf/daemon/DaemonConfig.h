@@ -52,6 +52,10 @@ struct DaemonConfig {
   // no namespaces); every answer then carries "insecure": true.
   bool insecureNoIsolation = false;
   RewardConfig reward;
+  // R_str measured from the task's own baseline kernel (the ranker's score
+  // of the candidate less that of baseline.cu): 0 is "as good as the
+  // baseline's structure", the same on every task. false: the absolute score.
+  bool strRelativeToBaseline = true;
 };
 
 // Throws std::invalid_argument naming the key or flag.

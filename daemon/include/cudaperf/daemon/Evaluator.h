@@ -76,6 +76,9 @@ public:
 private:
   boost::json::object compute(const EvaluationRequest &request, const PreparedTask &task, const std::string &key);
   std::optional<double> structuralReward(const AnalysisStage &analysis) const;
+  // The loaded ranker's score of the task's baseline.cu, cached per task and
+  // ranker: what R_str is measured from. nullopt: no baseline, ranker or analysis.
+  std::optional<double> baselineStructuralScore(const TaskSpec &task);
   std::string requestKey(const EvaluationRequest &request, const std::string &taskJson) const;
   std::string rankerHashNow() const;
 
@@ -94,6 +97,8 @@ private:
   std::string buildId_;          // of every binary and flag that shapes an answer: part of the store key
   std::string isolationProblem_; // not empty: the sandbox cannot isolate, nothing is scored
   std::unique_ptr<AnalysisPool> analysis_;
+  std::mutex baselineScoresMutex_;
+  std::map<std::string, std::optional<double>> baselineScores_; // task + ranker hash -> score
   std::mutex answersMutex_;
   std::unordered_map<std::string, std::string> answers_; // key -> serialized cached answer (bounded)
 };

@@ -30,12 +30,20 @@ JudgedOutcome judgedOutcome(const JudgeVerdict &verdict, const RewardConfig &con
 // lambda_str and total = R_ver + lambda_str * R_str.
 struct RewardStage {
   std::optional<VerifiableReward> rVer; // nullopt: unscored
-  std::optional<double> rStr;
+  std::optional<double> rStr;           // what the total adds: relative to the task's baseline where measured so
+  std::optional<double> rStrAbsolute;   // the ranker's score of the candidate itself
+  std::optional<double> rStrBaseline;   // ... and of the task's baseline.cu (nullopt: R_str is absolute)
   double lambdaStr = 0;
   double total = 0;
   boost::json::object toJson() const;
 };
 RewardStage assembleReward(const std::string &status, VerifiableOutcome outcome, std::optional<double> rStr,
                            const RewardConfig &config);
+
+// R_str measured from the task's baseline: the candidate's score less the
+// baseline's; without a baseline score (none, or not asked for) the
+// candidate's own. Fills rStr, rStrAbsolute and rStrBaseline.
+void setStructuralReward(RewardStage &reward, std::optional<double> candidate, std::optional<double> baseline,
+                         const RewardConfig &config);
 
 } // namespace cudaperf
