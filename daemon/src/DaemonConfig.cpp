@@ -246,12 +246,12 @@ std::string flagOf(const std::string &key) {
 // The command line: --config FILE, then one flag per setting, in the order
 // given (a later flag wins; --analysis-args adds one each time).
 struct Flags {
-  std::string configFile;
+  std::vector<std::string> configFiles;                   // each applied in turn, before any flag
   std::vector<std::pair<std::string, std::string>> given; // (key, value) in command-line order
 };
 
 void describeFlags(CLI::App &app, Flags &flags) {
-  valueFlag(app, "--config", flags.configFile, "JSON file of settings, applied before the flags");
+  valueFlag(app, "--config", flags.configFiles, "JSON file of settings, applied before the flags (repeatable)");
   for (const Setting &setting : settings()) {
     const std::string key = setting.key;
     // --analysis-args, or --analysis_args as the key is written.
@@ -309,8 +309,8 @@ DaemonConfig configFromArguments(const std::vector<std::string> &arguments) {
   describeFlags(app, flags);
   parseCommandLine(app, arguments);
   DaemonConfig config;
-  if (!flags.configFile.empty())
-    config = loadDaemonConfig(flags.configFile, config);
+  for (const auto &file : flags.configFiles)
+    config = loadDaemonConfig(file, config);
   for (const auto &[key, value] : flags.given)
     apply(config, key, json::value(value), "flag " + flagOf(key));
   // Resolved once, against the directory the daemon starts in: the sandboxed

@@ -89,6 +89,18 @@ TEST(DaemonConfig, RelativePathsAreResolvedAtStart) {
   EXPECT_TRUE(configFromArguments({}).rankerFile.empty());
 }
 
+TEST(DaemonConfig, SeveralConfigFilesApplyInTurnThenTheFlags) {
+  const std::string a = "/tmp/cudaperfd-config-a-" + std::to_string(getpid()) + ".json";
+  const std::string b = "/tmp/cudaperfd-config-b-" + std::to_string(getpid()) + ".json";
+  std::ofstream(a) << R"({"runs": 20, "warmup": 5})";
+  std::ofstream(b) << R"({"runs": 25})";
+  const DaemonConfig config = configFromArguments({"--warmup", "7", "--config", a, "--config", b});
+  std::remove(a.c_str());
+  std::remove(b.c_str());
+  EXPECT_EQ(config.runs, 25);  // the second file over the first
+  EXPECT_EQ(config.warmup, 7); // a flag over both, wherever it stands
+}
+
 TEST(DaemonConfig, AFileKeyNobodyKnowsIsRefusedByName) {
   const std::string file = "/tmp/cudaperfd-config-unknown-" + std::to_string(getpid()) + ".json";
   std::ofstream(file) << R"({"queue_capacity": 8, "qeue_capacity": 9})";
