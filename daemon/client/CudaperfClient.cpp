@@ -133,10 +133,15 @@ int main(int argc, char **argv) {
   cudaperf::valueFlag(*eval, "--turn", turn, "the refinement turn")->check(CLI::PositiveNumber);
   CLI::App *tasks = app.add_subcommand("tasks", "the daemon's tasks");
   CLI::App *health = app.add_subcommand("health", "the daemon's health");
-  app.add_subcommand("import-kernelbench", "KernelBench problems as tasks (DIR|FILE... --out TASKS_DIR)");
+  CLI::App *import =
+      app.add_subcommand("import-kernelbench", "KernelBench problems as tasks (DIR|FILE... --out TASKS_DIR)");
   app.require_subcommand(1);
   if (const auto status = cudaperf::parseOrExit(app, args, "cudaperf"))
     return *status;
+  if (import->parsed()) { // only the first argument reaches the importer (it talks to no daemon)
+    std::cerr << "cudaperf: import-kernelbench runs here, without a daemon: give it first, with no --url\n";
+    return 2;
+  }
   try {
     if (tasks->parsed() || health->parsed())
       return request(url, http::verb::get, tasks->parsed() ? "/v1/tasks" : "/healthz", "");

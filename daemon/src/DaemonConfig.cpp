@@ -225,6 +225,8 @@ const std::vector<Setting> &settings() {
        [](C &c, const V &v) {
          c.strRelativeToBaseline = oneOf(v, {"baseline", "none"}) == "baseline";
        }},
+      {"r_str_unreadable", "R_str of a candidate the analysis cannot read (with a ranker)",
+       [](C &c, const V &v) { c.strUnreadable = v.number(); }},
   };
   return table;
 }

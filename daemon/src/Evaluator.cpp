@@ -227,34 +227,59 @@ bool Evaluator::rankerLoaded() const {
   return ranker_.has_value();
 }
 
-std::optional<double> Evaluator::structuralReward(const AnalysisStage &analysis) const {
-  std::shared_lock lock(rankerMutex_);
-  if (!ranker_ || !analysis.features)
-    return std::nullopt;
-  return rankerScore(*ranker_, *analysis.features);
+Evaluator::RankerScore Evaluator::scoreWithRanker(const AnalysisStage &analysis) const {
+  std::shared_lock lock(rankerMutex_); // the score and the ranker it came from, read together
+  if (!ranker_)
+    return {};
+  return {analysis.features ? std::optional<double>(rankerScore(*ranker_, *analysis.features)) : std::nullopt,
+          rankerHash_};
 }
 
-std::optional<double> Evaluator::baselineStructuralScore(const TaskSpec &task) {
-  const std::string ranker = rankerHashNow();
-  if (!task.baseline || ranker.empty() || !analysis_)
+std::optional<double> Evaluator::structuralReward(const AnalysisStage &analysis) const {
+  return scoreWithRanker(analysis).score;
+}
+
+std::optional<double> Evaluator::baselineStructuralScore(const TaskSpec &task, const std::string &rankerHash) {
+  if (!task.baseline || rankerHash.empty() || !analysis_)
     return std::nullopt;
-  const std::string key = task.name + "\n" + ranker;
+  std::shared_future<std::optional<double>> known;
+  std::promise<std::optional<double>> promise;
   {
+    // One analysis per task and ranker: the first evaluation of a task
+    // computes it, the others of its batch wait for that one.
     std::lock_guard lock(baselineScoresMutex_);
-    if (const auto known = baselineScores_.find(key); known != baselineScores_.end())
-      return known->second;
+    auto entry = baselineScores_.find(task.name);
+    if (entry != baselineScores_.end() && entry->second.rankerHash == rankerHash) {
+      known = entry->second.score;
+    } else {
+      baselineScores_[task.name] = {rankerHash, promise.get_future().share()};
+    }
   }
-  // Computed outside the lock (an analysis takes a second): two evaluations
-  // of a new task may both compute it, to the same value.
+  if (known.valid())
+    return known.get();
   std::optional<double> score;
+  std::string problem;
   try {
-    score = structuralReward(
+    const RankerScore scored = scoreWithRanker(
         AnalysisStage::fromReport(analyze(readTextFile(task.baseline->string()), "baseline.cu", config_.arch)));
+    if (scored.rankerHash != rankerHash)
+      problem = "the ranker was reloaded meanwhile";
+    else if (!scored.score)
+      problem = "the analysis gave no features";
+    else
+      score = scored.score;
   } catch (const std::exception &error) {
-    spdlog::warn("task {}: no structural score of its baseline ({}): R_str absolute", task.name, error.what());
+    problem = error.what();
   }
-  std::lock_guard lock(baselineScoresMutex_);
-  baselineScores_.emplace(key, score);
+  promise.set_value(score);
+  if (!score) { // not kept: the next evaluation of the task tries again
+    spdlog::warn("task {}: no structural score of its baseline ({}): its answers meanwhile are not stored", task.name,
+                 problem);
+    std::lock_guard lock(baselineScoresMutex_);
+    if (auto entry = baselineScores_.find(task.name);
+        entry != baselineScores_.end() && entry->second.rankerHash == rankerHash)
+      baselineScores_.erase(entry);
+  }
   return score;
 }
 
@@ -310,9 +335,12 @@ std::string Evaluator::requestKey(const EvaluationRequest &request, const std::s
                 << config_.minRuns << ' ' << config_.medianHalfWidth << ' ' << r.alphaComp << ' ' << r.alphaWrong << ' '
                 << r.alphaSpeed << ' ' << r.alphaCv << ' ' << r.speedupMin << ' ' << r.speedupMax << ' ' << r.lambdaStr
                 << ' ' << (r.baseline == SpeedupBaseline::Cpu ? "cpu" : "gpu") << ' ' << gpuAvailable() << ' '
-                << rankerHashNow() << ' ' << (config_.strRelativeToBaseline ? "r_str-baseline" : "r_str-absolute");
-  return contentKey({"evaluate-v2", request.task, taskJson, request.source, configuration.str(), buildId_,
-                     config_.insecureNoIsolation ? "insecure" : "isolated"});
+                << rankerHashNow() << ' ' << (config_.strRelativeToBaseline ? "r_str-baseline" : "r_str-absolute")
+                << ' ' << config_.strUnreadable;
+  // The task's reference.c and baseline.cu too: an edited reference or
+  // baseline (outputs, speedups, R_str's reference) never serves an old answer.
+  return contentKey({"evaluate-v2", request.task, taskJson, catalog_.sourcesKey(request.task), request.source,
+                     configuration.str(), buildId_, config_.insecureNoIsolation ? "insecure" : "isolated"});
 }
 
 std::optional<std::string> Evaluator::cachedAnswer(const EvaluationRequest &request) {
@@ -365,10 +393,16 @@ json::object Evaluator::evaluate(const EvaluationRequest &request) {
   metrics_.countCacheMiss();
   if (!task.error.empty())
     return {{"status", "harness_error"}, {"error", task.error}};
-  json::object result = compute(request, task, key);
+  bool storable = true;
+  json::object result = compute(request, task, key, storable);
   result["profile"].as_object()["prepare_seconds"] = prepareSeconds;
   if (config_.insecureNoIsolation)
     result["insecure"] = true;
+  if (!storable) { // answered, and evaluated afresh next time
+    result.erase("replay");
+    result["cached"] = false;
+    return result;
+  }
   StoredEvaluation stored;
   stored.key = key;
   stored.task = request.task;
@@ -387,21 +421,26 @@ json::object Evaluator::evaluate(const EvaluationRequest &request) {
   return result;
 }
 
-json::object Evaluator::compute(const EvaluationRequest &request, const PreparedTask &task, const std::string &key) {
+json::object Evaluator::compute(const EvaluationRequest &request, const PreparedTask &task, const std::string &key,
+                                bool &storable) {
   const auto began = Clock::now();
   // Analysis and the reference outputs of this evaluation's secret seed on
   // the CPU pool, in parallel with the compile.
   std::promise<json::object> featuresPromise;
   auto featuresFuture = featuresPromise.get_future();
   double analysisSeconds = 0, referenceSeconds = 0;
-  std::optional<double> baselineScore; // R_str's reference: the task's baseline.cu (once per task and ranker)
+  // R_str's reference: the task's baseline.cu, scored by the same ranker as
+  // the candidate (once per task and ranker).
+  const std::string rankerHash = rankerHashNow();
+  const bool relative = config_.strRelativeToBaseline && task.spec->baseline && analysis_ && !rankerHash.empty();
+  std::optional<double> baselineScore;
   boost::asio::post(cpuPool_, [&, promise = std::move(featuresPromise)]() mutable {
     const auto start = Clock::now();
     json::object features;
     try {
       features = analyze(request.source, "candidate.cu", config_.arch);
-      if (config_.strRelativeToBaseline)
-        baselineScore = baselineStructuralScore(*task.spec);
+      if (relative)
+        baselineScore = baselineStructuralScore(*task.spec, rankerHash);
     } catch (const std::exception &error) {
       features = json::object{{"error", error.what()}};
     }
@@ -466,7 +505,7 @@ json::object Evaluator::compute(const EvaluationRequest &request, const Prepared
   // What ptxas says of the code that runs, beside what the analysis reads in the source.
   result["features"].as_object()["ptxas"] =
       ptxasFactsJson(compiled.kernels, analysis.ok() ? &analysis.report : nullptr, config_.arch);
-  const std::optional<double> rStr = structuralReward(analysis);
+  const RankerScore candidateScore = scoreWithRanker(analysis);
 
   std::string status, error;
   std::optional<JudgeVerdict> verdict;
@@ -514,8 +553,21 @@ json::object Evaluator::compute(const EvaluationRequest &request, const Prepared
     }
   }
   result["status"] = status;
-  RewardStage reward = assembleReward(status, judgedRun.outcome, rStr, config_.reward);
-  setStructuralReward(reward, rStr, baselineScore, config_.reward);
+  RewardStage reward = assembleReward(status, judgedRun.outcome, std::nullopt, config_.reward);
+  if (!candidateScore.rankerHash.empty() && analysis_ && !candidateScore.score) {
+    // A source the analysis cannot read (a parse error, an #error only
+    // Clang sees, a macro bomb past the deadline) has no structure to
+    // score: it gets the floor, never the 0 of "as good as the baseline".
+    setUnreadableStructuralReward(reward, config_.strUnreadable, config_.reward);
+  } else if (relative && (!baselineScore || candidateScore.rankerHash != rankerHash)) {
+    // The baseline's score is missing (its analysis failed, or the ranker
+    // was reloaded meanwhile): R_str absolute, and the answer not stored
+    // under a key that says relative.
+    setStructuralReward(reward, candidateScore.score, std::nullopt, config_.reward);
+    storable = false;
+  } else {
+    setStructuralReward(reward, candidateScore.score, relative ? baselineScore : std::nullopt, config_.reward);
+  }
   result["reward"] = reward.toJson();
   result["key"] = key;
   FeedbackInputs feedback;

@@ -49,6 +49,12 @@ void setStructuralReward(RewardStage &reward, std::optional<double> candidate, s
   reward.total = combinedReward(reward.rVer ? reward.rVer->total : 0.0, reward.rStr.value_or(0.0), config);
 }
 
+void setUnreadableStructuralReward(RewardStage &reward, double floor, const RewardConfig &config) {
+  setStructuralReward(reward, floor, std::nullopt, config);
+  reward.rStrAbsolute.reset();
+  reward.rStrNote = "the static analysis could not read the source: R_str is the floor (r_str_unreadable)";
+}
+
 json::object RewardStage::toJson() const {
   json::object out;
   if (rVer)
@@ -60,6 +66,8 @@ json::object RewardStage::toJson() const {
   out["r_str"] = rStr ? json::value(*rStr) : json::value(nullptr);
   out["r_str_absolute"] = rStrAbsolute ? json::value(*rStrAbsolute) : json::value(nullptr);
   out["r_str_baseline"] = rStrBaseline ? json::value(*rStrBaseline) : json::value(nullptr);
+  if (!rStrNote.empty())
+    out["r_str_note"] = rStrNote;
   out["lambda_str"] = lambdaStr;
   out["total"] = total;
   return out;

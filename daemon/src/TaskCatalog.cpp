@@ -12,8 +12,10 @@ TaskCatalog::TaskCatalog(const std::filesystem::path &tasksDir, const std::files
     : tasksDir_(tasksDir), cacheDir_(cacheDir / "references"), compiler_(compiler), tasks_(loadSuite(tasksDir)) {
   std::filesystem::create_directories(cacheDir_);
   std::filesystem::permissions(cacheDir_, std::filesystem::perms::owner_all); // the sandbox user must not read them
-  for (const auto &task : tasks_)
+  for (const auto &task : tasks_) {
     json_[task.name] = fileContents(task.directory / "task.json");
+    sources_[task.name] = contentKey({fileContents(task.reference), task.baseline ? fileContents(*task.baseline) : ""});
+  }
 }
 
 const TaskSpec *TaskCatalog::find(const std::string &name) const {

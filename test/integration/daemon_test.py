@@ -476,6 +476,8 @@ void test() {
 }
 __global__ void k(float *x) { x[threadIdx.x] = 0; }
 """
+# The crasher where only Clang reads it: nvcc compiles the file, the analysis dies.
+CLANG_ONLY_CRASHER = "#ifdef __clang__\n" + CLANG_CRASHER.split("__global__")[0] + "#endif\n"
 # Six nested macros: ten to the eighth tokens, a parse that would not end.
 MACRO_BOMB = "#define A0 x x x x x x x x x x\n" + "".join(
     "#define A%d %s\n" % (i, " ".join(["A%d" % (i - 1)] * 10)) for i in range(1, 9)) + "int v = A8;\n"
@@ -638,6 +640,48 @@ class TrainedRankerTest(unittest.TestCase):
                 self.assertIsNone(answer["reward"]["r_str_baseline"])
             finally:
                 absolute.stop()
+
+    def test_a_source_only_clang_cannot_read_gets_the_floor(self):
+        """A candidate that breaks the analysis on purpose (a Clang crasher only Clang sees; nvcc compiles the
+        rest) has no structure to score: R_str is the floor (r_str_unreadable), never the 0 of "as good as
+        the baseline" that a worse-than-baseline kernel would gain from."""
+        source = CLANG_ONLY_CRASHER + variant("unreadable")
+        with tempfile.TemporaryDirectory() as workdir:
+            daemon = Daemon(workdir, "--ranker", BUNDLED_RANKER, "--r-str-unreadable", "-2.5")
+            try:
+                status, answer, _ = daemon.request("POST", "/v1/evaluate", {"task": "vector_add", "source": source})
+                self.assertEqual(status, 200, answer)
+                self.assertTrue(answer["compile"]["ok"], answer["compile"])
+                self.assertIn("error", answer["features"])
+                self.assertEqual(answer["reward"]["r_str"], -2.5)
+                self.assertIsNone(answer["reward"]["r_str_absolute"])
+                self.assertIn("could not read", answer["reward"]["r_str_note"])
+            finally:
+                daemon.stop()
+
+    def test_without_its_baselines_score_an_answer_is_not_stored(self):
+        """A task whose baseline.cu the analysis cannot read: R_str falls back to the absolute score, and the
+        answer is not stored under a key that says relative (the next identical request is computed again)."""
+        with tempfile.TemporaryDirectory() as workdir:
+            tasks = os.path.join(workdir, "tasks")
+            shutil.copytree(os.path.join(TASKS, "vector_add"), os.path.join(tasks, "vector_add"))
+            with open(os.path.join(tasks, "vector_add", "baseline.cu"), "a") as baseline:
+                baseline.write(CLANG_ONLY_CRASHER)
+            daemon = DaemonProcess(None, tasks, os.path.join(workdir, "run"), "--gpus", "", "--ranker",
+                                   BUNDLED_RANKER, binary=CUDAPERFD)
+            try:
+                body = {"task": "vector_add", "source": variant("baseline-missing")}
+                status, first = daemon.post("/v1/evaluate", body)
+                self.assertEqual(status, 200, first)
+                self.assertIsNone(first["reward"]["r_str_baseline"])
+                self.assertIsNotNone(first["reward"]["r_str"])
+                self.assertEqual(first["reward"]["r_str"], first["reward"]["r_str_absolute"])
+                status, again = daemon.post("/v1/evaluate", body)
+                self.assertEqual(status, 200, again)
+                self.assertFalse(again["cached"], "an answer without R_str's reference was stored")
+                self.assertNotIn("id", again)
+            finally:
+                daemon.stop()
 
     def test_bank_conflicts_lower_the_bundled_rankers_score(self):
         """transpose's padded tile (no bank conflicts, measured 2x faster on the H200) scores above the

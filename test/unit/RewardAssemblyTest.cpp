@@ -182,3 +182,19 @@ TEST(RewardAssembly, StructuralRewardIsMeasuredFromTheTasksBaseline) {
   EXPECT_FALSE(reward.rStrBaseline);
   EXPECT_DOUBLE_EQ(reward.total, 2.0);
 }
+
+// A source the analysis cannot read gets the floor as R_str, no score of its
+// own and a note; the total adds lambda times the floor.
+TEST(RewardAssembly, AnUnreadableSourceGetsTheFloor) {
+  RewardConfig config;
+  config.lambdaStr = 0.5;
+  RewardStage reward = assembleReward("compile_error", VerifiableOutcome{}, std::nullopt, config); // -3
+  setUnreadableStructuralReward(reward, -2.0, config);
+  EXPECT_DOUBLE_EQ(*reward.rStr, -2.0);
+  EXPECT_FALSE(reward.rStrAbsolute);
+  EXPECT_DOUBLE_EQ(reward.total, -3.0 + 0.5 * -2.0);
+  const json::object out = reward.toJson();
+  EXPECT_TRUE(out.at("r_str_absolute").is_null());
+  EXPECT_NE(std::string(out.at("r_str_note").as_string()).find("could not read"), std::string::npos);
+  EXPECT_FALSE(assembleReward("ok", VerifiableOutcome{}, 1.0, config).toJson().contains("r_str_note"));
+}

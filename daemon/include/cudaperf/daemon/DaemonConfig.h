@@ -56,6 +56,8 @@ struct DaemonConfig {
   // of the candidate less that of baseline.cu): 0 is "as good as the
   // baseline's structure", the same on every task. false: the absolute score.
   bool strRelativeToBaseline = true;
+  // R_str of a candidate the analysis cannot read (with a ranker loaded).
+  double strUnreadable = -2.0;
 };
 
 // Throws std::invalid_argument naming the key or flag.

@@ -74,11 +74,18 @@ public:
   const DaemonConfig &config() const { return config_; }
 
 private:
-  boost::json::object compute(const EvaluationRequest &request, const PreparedTask &task, const std::string &key);
+  // storable: false where the answer must not be kept (R_str's reference was missing).
+  boost::json::object compute(const EvaluationRequest &request, const PreparedTask &task, const std::string &key,
+                              bool &storable);
+  struct RankerScore {
+    std::optional<double> score;
+    std::string rankerHash; // empty: no ranker loaded
+  };
+  RankerScore scoreWithRanker(const AnalysisStage &analysis) const;
   std::optional<double> structuralReward(const AnalysisStage &analysis) const;
   // The loaded ranker's score of the task's baseline.cu, cached per task and
   // ranker: what R_str is measured from. nullopt: no baseline, ranker or analysis.
-  std::optional<double> baselineStructuralScore(const TaskSpec &task);
+  std::optional<double> baselineStructuralScore(const TaskSpec &task, const std::string &rankerHash);
   std::string requestKey(const EvaluationRequest &request, const std::string &taskJson) const;
   std::string rankerHashNow() const;
 
@@ -98,7 +105,11 @@ private:
   std::string isolationProblem_; // not empty: the sandbox cannot isolate, nothing is scored
   std::unique_ptr<AnalysisPool> analysis_;
   std::mutex baselineScoresMutex_;
-  std::map<std::string, std::optional<double>> baselineScores_; // task + ranker hash -> score
+  struct BaselineScore {
+    std::string rankerHash;
+    std::shared_future<std::optional<double>> score;
+  };
+  std::map<std::string, BaselineScore> baselineScores_; // by task: successes only, once computed
   std::mutex answersMutex_;
   std::unordered_map<std::string, std::string> answers_; // key -> serialized cached answer (bounded)
 };

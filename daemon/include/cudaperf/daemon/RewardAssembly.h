@@ -33,6 +33,7 @@ struct RewardStage {
   std::optional<double> rStr;           // what the total adds: relative to the task's baseline where measured so
   std::optional<double> rStrAbsolute;   // the ranker's score of the candidate itself
   std::optional<double> rStrBaseline;   // ... and of the task's baseline.cu (nullopt: R_str is absolute)
+  std::string rStrNote;                 // why R_str is what it is where it is no score (the answer's r_str_note)
   double lambdaStr = 0;
   double total = 0;
   boost::json::object toJson() const;
@@ -45,5 +46,8 @@ RewardStage assembleReward(const std::string &status, VerifiableOutcome outcome,
 // candidate's own. Fills rStr, rStrAbsolute and rStrBaseline.
 void setStructuralReward(RewardStage &reward, std::optional<double> candidate, std::optional<double> baseline,
                          const RewardConfig &config);
+// The floor R_str of a candidate the analysis could not read (no score of
+// its own: r_str_absolute null, and a note saying why).
+void setUnreadableStructuralReward(RewardStage &reward, double floor, const RewardConfig &config);
 
 } // namespace cudaperf

@@ -33,6 +33,8 @@ public:
   const std::vector<TaskSpec> &tasks() const { return tasks_; }
   const TaskSpec *find(const std::string &name) const;
   const std::string &taskJson(const std::string &name) const { return json_.at(name); }
+  // The content key of the task's reference.c and baseline.cu as read at start.
+  const std::string &sourcesKey(const std::string &name) const { return sources_.at(name); }
   const std::filesystem::path &tasksDir() const { return tasksDir_; }
 
   // Thread-safe; compiles on the first call for a task only. Different
@@ -45,7 +47,7 @@ private:
   std::filesystem::path tasksDir_, cacheDir_;
   CandidateCompiler &compiler_;
   std::vector<TaskSpec> tasks_;
-  std::map<std::string, std::string> json_;
+  std::map<std::string, std::string> json_, sources_;
   std::map<std::string, PreparedTask> prepared_;
   std::map<std::string, std::shared_future<PreparedTask>> preparing_;
   std::mutex mutex_;

@@ -31,9 +31,12 @@ bool dataParallelAvailable();
 
 class DataParallel {
 public:
-  // Joins the group: rank 0 hosts the store; every rank waits up to
-  // `timeout` for the others.
-  explicit DataParallel(const ProcessPlace &place, std::chrono::seconds timeout = std::chrono::seconds(600));
+  // Joins the group: rank 0 hosts the store. A rank waits up to `timeout`
+  // for the others, at the start and in every collective: long, since ranks
+  // legitimately drift apart for minutes (one rank's groups taking every
+  // turn, rank 0 writing a large checkpoint); a rank that fails is stopped
+  // by the launcher (--nproc, torchrun), which ends the others.
+  explicit DataParallel(const ProcessPlace &place, std::chrono::seconds timeout = std::chrono::hours(2));
   ~DataParallel();
   DataParallel(const DataParallel &) = delete;
   DataParallel &operator=(const DataParallel &) = delete;
