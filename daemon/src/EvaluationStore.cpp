@@ -36,7 +36,8 @@ CREATE INDEX IF NOT EXISTS evaluations_task ON evaluations(task);
 )sql";
 
 // PRAGMA user_version of a store whose source_hash column is contentKey's
-// SHA-256 of the source. 0: a new file, or one written before, with SHA-1.
+// SHA-256 of the source (a marker for other tools: the rewrite itself goes
+// by the hashes' length, so rows an older build adds later are caught too).
 constexpr std::int64_t kSourceHashSha256 = 1;
 
 // A prepared statement, finalised on scope exit.
@@ -105,28 +106,26 @@ std::string now() {
   return text;
 }
 
-// Rewrites a SHA-1 store's source hashes as SHA-256, from the sources it
-// holds, in one transaction (a second daemon opening the file waits, then
-// finds it done). Every row stays; request keys are left as they are: they
-// name the build too, so a new build never matched them anyway.
+// Rewrites the source hashes that are not contentKey's SHA-256 (a store
+// written before, or rows a build of before added since: a fleet mid-upgrade)
+// from the sources the rows hold, in one transaction (a second daemon
+// opening the file waits, then finds nothing to do). Every row stays;
+// request keys are left as they are: they name the build too, so a new
+// build never matched them anyway.
 void migrateSourceHashes(sqlite3 *db, const std::filesystem::path &file) {
   execute(db, "BEGIN IMMEDIATE;", file);
   try {
-    Statement version(db, "PRAGMA user_version");
-    version.step();
-    if (version.integer(0) < kSourceHashSha256) {
-      std::vector<std::pair<std::int64_t, std::string>> hashes;
-      Statement rows(db, "SELECT id, source FROM evaluations");
-      while (rows.step() == SQLITE_ROW)
-        hashes.emplace_back(rows.integer(0), contentKey({rows.text(1)}));
-      for (const auto &[id, hash] : hashes) {
-        Statement update(db, "UPDATE evaluations SET source_hash = ? WHERE id = ?");
-        update.bind(1, hash);
-        update.bind(2, id);
-        update.step();
-      }
-      execute(db, ("PRAGMA user_version = " + std::to_string(kSourceHashSha256) + ";").c_str(), file);
+    std::vector<std::pair<std::int64_t, std::string>> hashes;
+    Statement rows(db, "SELECT id, source FROM evaluations WHERE length(source_hash) != 64");
+    while (rows.step() == SQLITE_ROW)
+      hashes.emplace_back(rows.integer(0), contentKey({rows.text(1)}));
+    for (const auto &[id, hash] : hashes) {
+      Statement update(db, "UPDATE evaluations SET source_hash = ? WHERE id = ?");
+      update.bind(1, hash);
+      update.bind(2, id);
+      update.step();
     }
+    execute(db, ("PRAGMA user_version = " + std::to_string(kSourceHashSha256) + ";").c_str(), file);
     execute(db, "COMMIT;", file);
   } catch (...) {
     sqlite3_exec(db, "ROLLBACK;", nullptr, nullptr, nullptr);

@@ -109,3 +109,24 @@ TEST_F(EvaluationStoreTest, ANewStoreStartsAtTheSha256Version) {
   sqlite3_finalize(statement);
   sqlite3_close(db);
 }
+
+// A build of before that still shares the file (a fleet mid-upgrade) adds
+// SHA-1 rows after the migration: the next open rewrites them too.
+TEST_F(EvaluationStoreTest, RowsAnOlderBuildAddsLaterAreRewrittenAtTheNextOpen) {
+  const fs::path file = dir_ / "shared.db";
+  { EvaluationStore store(file); }
+  sqlite3 *db = nullptr;
+  ASSERT_EQ(sqlite3_open(file.c_str(), &db), SQLITE_OK);
+  const int status =
+      sqlite3_exec(db,
+                   "INSERT INTO evaluations (created_at, request_key, task, source, source_hash, status, "
+                   "gpu, tool_versions, result_json) VALUES ('2026-12-01T00:00:00Z', 'old-build', "
+                   "'saxpy', 'int x;', '9177217ae1660d1e09072817ab2e0fb3d88801e2', 'ok', '', 'v', '{}')",
+                   nullptr, nullptr, nullptr);
+  sqlite3_close(db);
+  ASSERT_EQ(status, SQLITE_OK);
+  EvaluationStore store(file);
+  const auto lines = exported(store);
+  ASSERT_EQ(lines.size(), 1u);
+  EXPECT_EQ(lines[0].at("source_hash").as_string(), cudaperf::contentKey({"int x;"}));
+}
