@@ -1,9 +1,18 @@
 """A cudaperfd process for the scripts: started on an ephemeral port with its
 own store and cache, JSON over HTTP, stopped with SIGTERM (drain)."""
+import ctypes
 import http.client
 import json
 import os
+import signal
 import subprocess
+
+
+def _end_with_parent():
+    """In the child before exec: SIGTERM when the process that started it
+    ends (a test killed at its timeout leaves no daemon behind to hold
+    ports, sandbox processes and files for the tests after it)."""
+    ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
 
 
 class DaemonProcess:
@@ -15,7 +24,8 @@ class DaemonProcess:
         self.command = [self.binary, "--listen", "127.0.0.1:0", "--tasks", tasks, "--db", self.db, "--cache",
                         os.path.join(work, "cache"), "--log-level", "warn", *flags]
         # stderr goes where the caller's goes (a pipe nobody drains could fill and stall the daemon).
-        self.process = subprocess.Popen(self.command, stdout=subprocess.PIPE, stderr=stderr, text=True)
+        self.process = subprocess.Popen(self.command, stdout=subprocess.PIPE, stderr=stderr, text=True,
+                                        preexec_fn=_end_with_parent)
         line = self.process.stdout.readline()  # "cudaperfd listening on HOST:PORT"
         if "listening on" not in line:
             self.process.kill()

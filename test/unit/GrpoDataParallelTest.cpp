@@ -102,6 +102,7 @@ TEST(GrpoDataParallelTest, TheLauncherDropsItsOwnFlagAndReportsAFailingRank) {
   EXPECT_EQ(launchRanks(2, "/bin/sh", {"-c", "exit $((RANK * 7))"}), 7);
   // A failing rank stops the others (they would wait for it in a collective).
   const auto start = std::chrono::steady_clock::now();
-  EXPECT_EQ(launchRanks(2, "/bin/sh", {"-c", "if [ \"$RANK\" = 1 ]; then exit 3; fi; sleep 60"}), 3);
+  // (exec: the signal reaches the sleeping rank itself, and no orphan keeps the test's output open.)
+  EXPECT_EQ(launchRanks(2, "/bin/sh", {"-c", "if [ \"$RANK\" = 1 ]; then exit 3; fi; exec sleep 60"}), 3);
   EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(30));
 }

@@ -81,7 +81,21 @@ int launchRanks(int processes, const std::string &program, const std::vector<std
       argv.push_back(const_cast<char *>(argument.c_str()));
     argv.push_back(nullptr);
     pid_t pid = 0;
-    if (const int error = ::posix_spawn(&pid, program.c_str(), nullptr, nullptr, argv.data(), envp.data())) {
+    // A rank can be stopped whatever the launcher's own signal state (a
+    // parent that ignores SIGTERM would otherwise pass that on through exec).
+    posix_spawnattr_t attributes;
+    ::posix_spawnattr_init(&attributes);
+    sigset_t defaults, none;
+    sigemptyset(&defaults);
+    sigaddset(&defaults, SIGTERM);
+    sigaddset(&defaults, SIGINT);
+    sigemptyset(&none);
+    ::posix_spawnattr_setsigdefault(&attributes, &defaults);
+    ::posix_spawnattr_setsigmask(&attributes, &none);
+    ::posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK);
+    const int error = ::posix_spawn(&pid, program.c_str(), nullptr, &attributes, argv.data(), envp.data());
+    ::posix_spawnattr_destroy(&attributes);
+    if (error) {
       for (const pid_t started : ranks)
         ::kill(started, SIGTERM);
       for (const pid_t started : ranks)
