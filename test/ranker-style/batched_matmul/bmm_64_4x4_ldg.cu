@@ -1,59 +1,81 @@
 /*
- * Batched GEMM, 64 x 64 output tile per block (16 x 16 threads, 4 x 4
- * outputs each, strided by 16 for conflict-free shared reads), depth-16
- * slabs fetched with __ldg, A's slab stored k-major.
+ * bmm_patch: one block per 64 x 64 patch of C[z], 256 threads in one
+ * dimension, each owning a 4 x 4 patch of *adjacent* outputs (rows 4*ty..,
+ * columns 4*tx..). Operand slabs 8 deep are staged through registers: the
+ * next slab is fetched with __ldg while the current one is multiplied.
+ * Adjacent columns per thread: 4-way bank conflicts on the B reads.
  */
-#define BT 64
-#define BD 16
+#define PATCH 64
+#define SLAB 8
+#define NT 256
+#define IN_A(row, kk) (((row) < M && (kk) < K) ? __ldg(pa + (long)(row) * K + (kk)) : 0.0f)
+#define IN_B(kk, col) (((kk) < K && (col) < N) ? __ldg(pb + (long)(kk) * N + (col)) : 0.0f)
 
-__global__ void __launch_bounds__(256) bmm_tile64(const float *__restrict__ A, const float *__restrict__ B,
-                                                  float *__restrict__ C, int m, int n, int k)
+struct Problem {
+    const float *a, *b;
+    float *c;
+    int M, N, K;
+};
+
+/* Two elements of the 64 x 8 A slab and two of the 8 x 64 B slab per thread. */
+__device__ __forceinline__ void fetch_slab(const Problem &p, int r0, int c0, int k0, int tid, float ra[2], float rb[2])
 {
-    __shared__ float sa[BD][BT + 4];
-    __shared__ float sb[BD][BT + 4];
-    const float *a = A + (long)blockIdx.z * m * k;
-    const float *b = B + (long)blockIdx.z * k * n;
-    float *c = C + (long)blockIdx.z * m * n;
-    const int tx = threadIdx.x, ty = threadIdx.y, tid = ty * 16 + tx;
-    const int r0 = blockIdx.y * BT, c0 = blockIdx.x * BT;
-    float acc[4][4];
-    for (int i = 0; i < 4; ++i)
-        for (int j = 0; j < 4; ++j)
-            acc[i][j] = 0.0f;
-    for (int t = 0; t < k; t += BD) {
-        for (int e = tid; e < BT * BD; e += 256) {
-            int r = e / BD, p = e % BD;
-            sa[p][r] = (r0 + r < m && t + p < k) ? __ldg(&a[(long)(r0 + r) * k + t + p]) : 0.0f;
-            int q = e / BT, col = e % BT;
-            sb[q][col] = (t + q < k && c0 + col < n) ? __ldg(&b[(long)(t + q) * n + c0 + col]) : 0.0f;
+    const float *pa = p.a, *pb = p.b;
+    const int M = p.M, N = p.N, K = p.K;
+    for (int s = 0; s < 2; ++s) {
+        const int e = tid + s * NT;
+        ra[s] = IN_A(r0 + (e >> 3), k0 + (e & 7));
+        rb[s] = IN_B(k0 + (e >> 6), c0 + (e & 63));
+    }
+}
+
+__global__ void __launch_bounds__(NT) bmm_patch(Problem p)
+{
+    __shared__ float As[SLAB][PATCH + 1]; /* k-major */
+    __shared__ float Bs[SLAB][PATCH + 1];
+    Problem q = p;
+    q.a += (long)blockIdx.z * p.M * p.K;
+    q.b += (long)blockIdx.z * p.K * p.N;
+    q.c += (long)blockIdx.z * p.M * p.N;
+    const int tid = threadIdx.x, tx = tid & 15, ty = tid >> 4;
+    const int r0 = blockIdx.y * PATCH, c0 = blockIdx.x * PATCH;
+    float out[16];
+    for (int i = 0; i < 16; ++i)
+        out[i] = 0.0f;
+    float ra[2], rb[2];
+    fetch_slab(q, r0, c0, 0, tid, ra, rb);
+    for (int k0 = 0; k0 < q.K; k0 += SLAB) {
+        for (int s = 0; s < 2; ++s) {
+            const int e = tid + s * NT;
+            As[e & 7][e >> 3] = ra[s];
+            Bs[e >> 6][e & 63] = rb[s];
         }
         __syncthreads();
-#pragma unroll
-        for (int p = 0; p < BD; ++p) {
-            float av[4], bv[4];
-#pragma unroll
-            for (int q = 0; q < 4; ++q) {
-                av[q] = sa[p][ty + 16 * q];
-                bv[q] = sb[p][tx + 16 * q];
+        if (k0 + SLAB < q.K)
+            fetch_slab(q, r0, c0, k0 + SLAB, tid, ra, rb); /* in flight while this slab is used */
+        for (int kk = 0; kk < SLAB; ++kk) {
+            float x[4], y[4];
+            for (int i = 0; i < 4; ++i) {
+                x[i] = As[kk][4 * ty + i];
+                y[i] = Bs[kk][4 * tx + i];
             }
-#pragma unroll
             for (int i = 0; i < 4; ++i)
-#pragma unroll
                 for (int j = 0; j < 4; ++j)
-                    acc[i][j] += av[i] * bv[j];
+                    out[i * 4 + j] += x[i] * y[j];
         }
         __syncthreads();
     }
     for (int i = 0; i < 4; ++i)
         for (int j = 0; j < 4; ++j) {
-            int row = r0 + ty + 16 * i, col = c0 + tx + 16 * j;
-            if (row < m && col < n)
-                c[(long)row * n + col] = acc[i][j];
+            const int row = r0 + 4 * ty + i, col = c0 + 4 * tx + j;
+            if (row < q.M && col < q.N)
+                q.c[(long)row * q.N + col] = out[i * 4 + j];
         }
 }
 
 extern "C" void batched_matmul(const float *A, const float *B, float *C, int batch, int m, int n, int k)
 {
-    dim3 block(16, 16), grid((n + BT - 1) / BT, (m + BT - 1) / BT, batch);
-    bmm_tile64<<<grid, block>>>(A, B, C, m, n, k);
+    const Problem p = {A, B, C, m, n, k};
+    const dim3 grid((n + PATCH - 1) / PATCH, (m + PATCH - 1) / PATCH, batch);
+    bmm_patch<<<grid, NT>>>(p);
 }
