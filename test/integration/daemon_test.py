@@ -476,8 +476,11 @@ void test() {
 }
 __global__ void k(float *x) { x[threadIdx.x] = 0; }
 """
-# The crasher where only Clang reads it: nvcc compiles the file, the analysis dies.
-CLANG_ONLY_CRASHER = "#ifdef __clang__\n" + CLANG_CRASHER.split("__global__")[0] + "#endif\n"
+# A hostile candidate (class 13): the crasher where only Clang reads it, beside
+# a correct kernel: nvcc compiles the file, the analysis of it dies.
+BLIND_THE_ANALYSIS = open(os.path.join(TASKS, "..", "test", "hostile", "vector_add", "blind_the_analysis.cu")).read()
+CLANG_ONLY_CRASHER = BLIND_THE_ANALYSIS[BLIND_THE_ANALYSIS.index("#ifdef __clang__"):
+                                        BLIND_THE_ANALYSIS.index("#endif") + len("#endif\n")]
 # Six nested macros: ten to the eighth tokens, a parse that would not end.
 MACRO_BOMB = "#define A0 x x x x x x x x x x\n" + "".join(
     "#define A%d %s\n" % (i, " ".join(["A%d" % (i - 1)] * 10)) for i in range(1, 9)) + "int v = A8;\n"
@@ -642,22 +645,34 @@ class TrainedRankerTest(unittest.TestCase):
                 absolute.stop()
 
     def test_a_source_only_clang_cannot_read_gets_the_floor(self):
-        """A candidate that breaks the analysis on purpose (a Clang crasher only Clang sees; nvcc compiles the
-        rest) has no structure to score: R_str is the floor (r_str_unreadable), never the 0 of "as good as
-        the baseline" that a worse-than-baseline kernel would gain from."""
-        source = CLANG_ONLY_CRASHER + variant("unreadable")
+        """test/hostile/vector_add/blind_the_analysis.cu (class 13) breaks the analysis on purpose with code
+        only Clang reads; nvcc compiles it. No structure to score: R_str is the floor (r_str_unreadable,
+        default -4), below the same kernel's score when it can be read, never the 0 of "as good as the
+        baseline" that a worse-than-baseline kernel would gain from."""
+        readable = BLIND_THE_ANALYSIS.replace(CLANG_ONLY_CRASHER, "")
         with tempfile.TemporaryDirectory() as workdir:
-            daemon = Daemon(workdir, "--ranker", BUNDLED_RANKER, "--r-str-unreadable", "-2.5")
+            daemon = Daemon(workdir, "--ranker", BUNDLED_RANKER)
             try:
-                status, answer, _ = daemon.request("POST", "/v1/evaluate", {"task": "vector_add", "source": source})
+                status, answer, _ = daemon.request("POST", "/v1/evaluate",
+                                                   {"task": "vector_add", "source": BLIND_THE_ANALYSIS})
                 self.assertEqual(status, 200, answer)
                 self.assertTrue(answer["compile"]["ok"], answer["compile"])
-                self.assertIn("error", answer["features"])
-                self.assertEqual(answer["reward"]["r_str"], -2.5)
+                self.assertIn("crashed", answer["features"]["error"])
+                self.assertEqual(answer["reward"]["r_str"], -4.0)
                 self.assertIsNone(answer["reward"]["r_str_absolute"])
                 self.assertIn("could not read", answer["reward"]["r_str_note"])
+                status, honest, _ = daemon.request("POST", "/v1/evaluate", {"task": "vector_add", "source": readable})
+                self.assertEqual(status, 200, honest)
+                self.assertGreater(honest["reward"]["r_str"], answer["reward"]["r_str"])
             finally:
                 daemon.stop()
+            configured = Daemon(os.path.join(workdir, "floor"), "--ranker", BUNDLED_RANKER, "--r-str-unreadable", "-2.5")
+            try:
+                status, answer, _ = configured.request("POST", "/v1/evaluate",
+                                                       {"task": "vector_add", "source": BLIND_THE_ANALYSIS})
+                self.assertEqual(answer["reward"]["r_str"], -2.5, answer["reward"])
+            finally:
+                configured.stop()
 
     def test_without_its_baselines_score_an_answer_is_not_stored(self):
         """A task whose baseline.cu the analysis cannot read: R_str falls back to the absolute score, and the
