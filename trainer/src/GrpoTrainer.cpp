@@ -29,10 +29,6 @@ double since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
-double mean(const std::vector<double> &values) {
-  return values.empty() ? 0.0 : std::accumulate(values.begin(), values.end(), 0.0) / static_cast<double>(values.size());
-}
-
 } // namespace
 
 torch::Tensor tokenLogProbs(const PolicyModel &model, const torch::Tensor &ids, const torch::Tensor &firstSlot,
