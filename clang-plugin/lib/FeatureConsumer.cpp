@@ -1,6 +1,7 @@
 #include "FeatureConsumer.h"
 
 #include "AnalysisContext.h"
+#include "CompilerBranches.h"
 #include "HostAnalysis.h"
 #include "IndexAnalysis.h"
 #include "rules/FeatureRule.h"
@@ -84,12 +85,14 @@ private:
 
 class FeatureConsumer : public ASTConsumer {
 public:
-  FeatureConsumer(AnalysisOptions options, ReportSink sink, std::shared_ptr<std::vector<std::string>> skipped)
-      : options_(std::move(options)), sink_(std::move(sink)), skipped_(std::move(skipped)) {}
+  FeatureConsumer(AnalysisOptions options, ReportSink sink, std::shared_ptr<std::vector<std::string>> skipped,
+                  std::shared_ptr<std::vector<CompilerBranchSite>> branches)
+      : options_(std::move(options)), sink_(std::move(sink)), skipped_(std::move(skipped)),
+        branches_(std::move(branches)) {}
 
   void HandleTranslationUnit(ASTContext &ast) override {
     const auto start = std::chrono::steady_clock::now();
-    TranslationUnitReport report = analyzeTranslationUnit(ast, options_, *skipped_);
+    TranslationUnitReport report = analyzeTranslationUnit(ast, options_, *skipped_, *branches_);
     if (options_.printTiming) {
       const std::chrono::duration<double, std::milli> elapsed = std::chrono::steady_clock::now() - start;
       llvm::errs() << "cudaperf: analysis of " << report.file << " took " << llvm::format("%.3f", elapsed.count())
@@ -102,6 +105,7 @@ private:
   AnalysisOptions options_;
   ReportSink sink_;
   std::shared_ptr<std::vector<std::string>> skipped_;
+  std::shared_ptr<std::vector<CompilerBranchSite>> branches_;
 };
 
 std::string mainFileName(const SourceManager &sources) {
@@ -113,7 +117,8 @@ std::string mainFileName(const SourceManager &sources) {
 } // namespace
 
 TranslationUnitReport analyzeTranslationUnit(ASTContext &ast, const AnalysisOptions &options,
-                                             std::vector<std::string> skippedIncludes) {
+                                             std::vector<std::string> skippedIncludes,
+                                             const std::vector<CompilerBranchSite> &compilerBranches) {
   TranslationUnitFacts facts;
   facts.skippedIncludes = std::move(skippedIncludes);
   FunctionCollector collector(ast.getSourceManager());
@@ -145,6 +150,16 @@ TranslationUnitReport analyzeTranslationUnit(ASTContext &ast, const AnalysisOpti
   AnalysisContext context(ast, options, facts);
   for (const auto &rule : makeFeatureRules())
     rule->apply(context, report);
+  for (const auto &[branch, at] : compilerBranches) {
+    report.compilerBranches.push_back(branch);
+    const std::string name = branch.macro == "##" ? "a name pasted with ##" : "'" + branch.macro + "'";
+    context.warn(at, "compiler-branches",
+                 branch.side ? name + " decides what this file holds: nvcc builds the code that runs with it as "
+                                      "the device side defines it, and this report reads the host side"
+                             : name + " is not the same under Clang and nvcc: this report reads Clang's view of "
+                                      "the file, and nvcc may build other code",
+                 report.diagnostics);
+  }
   return report;
 }
 
@@ -177,7 +192,10 @@ std::unique_ptr<ASTConsumer> createFeatureConsumer(CompilerInstance &compiler, c
                                                    ReportSink sink) {
   auto skipped = std::make_shared<std::vector<std::string>>();
   installIncludeRecovery(compiler, options, skipped);
-  return std::make_unique<FeatureConsumer>(options, std::move(sink), skipped);
+  auto branches = std::make_shared<std::vector<CompilerBranchSite>>();
+  if (compiler.hasPreprocessor())
+    watchCompilerBranches(compiler.getPreprocessor(), branches);
+  return std::make_unique<FeatureConsumer>(options, std::move(sink), skipped, branches);
 }
 
 } // namespace cudaperf::analysis

@@ -3,6 +3,7 @@
 // hands the finished report to a sink. It does not know how it was invoked.
 #pragma once
 
+#include "CompilerBranches.h"
 #include "cudaperf/analysis/Analyzer.h"
 
 #include <clang/AST/ASTConsumer.h>
@@ -28,7 +29,10 @@ void installIncludeRecovery(clang::CompilerInstance &compiler, const AnalysisOpt
                             std::shared_ptr<std::vector<std::string>> skipped);
 
 // Runs the whole analysis on a parsed translation unit.
+// `compilerBranches`: what watchCompilerBranches found while this unit was
+// preprocessed (CompilerBranches.h), reported and warned about as they are.
 TranslationUnitReport analyzeTranslationUnit(clang::ASTContext &ast, const AnalysisOptions &options,
-                                             std::vector<std::string> skippedIncludes);
+                                             std::vector<std::string> skippedIncludes,
+                                             const std::vector<CompilerBranchSite> &compilerBranches = {});
 
 } // namespace cudaperf::analysis

@@ -15,6 +15,9 @@
 #include <llvm/Support/VirtualFileSystem.h>
 #include <llvm/Support/thread.h>
 
+#include <algorithm>
+#include <optional>
+
 #ifndef CUDAPERF_CLANG_RESOURCE_DIR
 #define CUDAPERF_CLANG_RESOURCE_DIR ""
 #endif
@@ -63,6 +66,58 @@ bool runOnLargeStack(clang::tooling::ToolInvocation &invocation, std::string &di
   stream.flush();
   return ran;
 }
+bool readsHostSide(const std::vector<std::string> &commandLine) {
+  return std::find(commandLine.begin(), commandLine.end(), "--cuda-device-only") == commandLine.end();
+}
+
+bool hasSideBranch(const TranslationUnitReport &report) {
+  return std::any_of(report.compilerBranches.begin(), report.compilerBranches.end(),
+                     [](const CompilerBranch &branch) { return branch.side; });
+}
+
+// A file that branches on __CUDA_ARCH__ is read a second time as Clang's
+// device pass, which defines it as nvcc's device pass does: the code that
+// runs. Its features go beside the host pass's (the daemon scores the lower
+// of the two), and the compiler branches only that pass reaches (inside an
+// #ifdef __CUDA_ARCH__) join the report's. No precompiled header: it was
+// built for the host side, and files that need this pass are few.
+void addDevicePass(TranslationUnitReport &report, const std::string &path, const AnalysisOptions &options,
+                   const std::vector<std::string> &compilerArgs, clang::FileManager &files) {
+  AnalysisOptions plain = options;
+  plain.precompiledHeader.clear();
+  plain.emitWarnings = false;
+  std::vector<std::string> deviceArgs;
+  for (std::size_t i = 0; i < compilerArgs.size(); ++i) {
+    if (compilerArgs[i] == "-include-pch") {
+      ++i; // and its file
+      continue;
+    }
+    if (compilerArgs[i] != "--cuda-host-only")
+      deviceArgs.push_back(compilerArgs[i]);
+  }
+  deviceArgs.push_back("--cuda-device-only");
+  std::vector<std::string> commandLine = {"clang++", "-fsyntax-only"};
+  for (std::string &arg : analysisCompilerArgs(plain, deviceArgs))
+    commandLine.push_back(std::move(arg));
+  commandLine.push_back(path);
+  std::optional<TranslationUnitReport> device;
+  auto action = std::make_unique<analysis::FeatureAction>(
+      plain, [&device](TranslationUnitReport &&deviceReport) { device = std::move(deviceReport); });
+  clang::tooling::ToolInvocation invocation(commandLine, std::move(action), &files);
+  std::string ignored;
+  runOnLargeStack(invocation, ignored);
+  if (!device)
+    return; // unreadable as the device side: no device features, which the daemon scores as the floor
+  report.devicePassFeatures = device->features;
+  for (const CompilerBranch &branch : device->compilerBranches) {
+    const bool known =
+        std::any_of(report.compilerBranches.begin(), report.compilerBranches.end(),
+                    [&](const CompilerBranch &seen) { return seen.macro == branch.macro && seen.line == branch.line; });
+    if (!known)
+      report.compilerBranches.push_back(branch);
+  }
+}
+
 } // namespace
 
 std::vector<std::string> analysisCompilerArgs(const AnalysisOptions &options,
@@ -131,6 +186,8 @@ SourceAnalysis analyzeSource(std::string_view source, std::string_view fileName,
   const bool ran = runOnLargeStack(invocation, diagnosticText);
   result.parsed = ran || !result.reports.empty();
   result.compilerDiagnostics = std::move(diagnosticText);
+  if (!result.reports.empty() && readsHostSide(commandLine) && hasSideBranch(result.reports.front()))
+    addDevicePass(result.reports.front(), path, options, compilerArgs, *fileManager);
   return result;
 }
 

@@ -326,17 +326,26 @@ json::value reportToJson(const TranslationUnitReport &report) {
     kernels.push_back(kernelToJson(kernel));
   for (const auto &launch : report.launches)
     launches.push_back(launchToJson(launch));
-  return json::object{{"schema", report.schema},
-                      {"file", report.file},
-                      {"arch", report.arch},
-                      {"kernels", std::move(kernels)},
-                      {"launches", std::move(launches)},
-                      {"host", hostToJson(report.host)},
-                      {"features", featuresToJson(report.features)},
-                      {"features_unknown", unknownFeaturesToJson(report.features)},
-                      {"extended", extendedFeaturesToJson(report.features)},
-                      {"errors", report.errors},
-                      {"diagnostics", diagnosticsToJson(report.diagnostics)}};
+  json::array branches;
+  for (const auto &branch : report.compilerBranches)
+    branches.push_back(json::object{{"macro", branch.macro}, {"line", branch.line}, {"side", branch.side}});
+  json::object out{{"schema", report.schema},
+                   {"file", report.file},
+                   {"arch", report.arch},
+                   {"kernels", std::move(kernels)},
+                   {"launches", std::move(launches)},
+                   {"host", hostToJson(report.host)},
+                   {"features", featuresToJson(report.features)},
+                   {"features_unknown", unknownFeaturesToJson(report.features)},
+                   {"extended", extendedFeaturesToJson(report.features)},
+                   {"errors", report.errors},
+                   {"diagnostics", diagnosticsToJson(report.diagnostics)},
+                   {"compiler_branches", std::move(branches)}};
+  if (report.devicePassFeatures)
+    out["device_pass"] = json::object{{"features", featuresToJson(*report.devicePassFeatures)},
+                                      {"features_unknown", unknownFeaturesToJson(*report.devicePassFeatures)},
+                                      {"extended", extendedFeaturesToJson(*report.devicePassFeatures)}};
+  return out;
 }
 
 std::string reportsToJsonText(const std::vector<TranslationUnitReport> &reports, bool asArray) {

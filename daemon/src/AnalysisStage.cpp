@@ -8,6 +8,16 @@ namespace cudaperf {
 
 namespace json = boost::json;
 
+namespace {
+// The 11, the unknown ones marked, then the extended ones: a report's, or its device pass's.
+FeatureVector vectorOf(const json::object &report) {
+  FeatureVector vector = featuresFromJson(report.at("features"));
+  readUnknownFeatures(report.if_contains("features_unknown"), vector);
+  readExtendedFeatures(report.if_contains("extended"), vector);
+  return vector;
+}
+} // namespace
+
 AnalysisStage AnalysisStage::fromReport(json::object answer) {
   AnalysisStage stage;
   if (const json::value *error = answer.if_contains("error"); error || !answer.contains("features")) {
@@ -16,13 +26,22 @@ AnalysisStage AnalysisStage::fromReport(json::object answer) {
   }
   stage.report = std::move(answer);
   try {
-    FeatureVector vector = featuresFromJson(stage.report.at("features"));
-    readUnknownFeatures(stage.report.if_contains("features_unknown"), vector);
-    readExtendedFeatures(stage.report.if_contains("extended"), vector);
-    stage.features = vector;
+    stage.features = vectorOf(stage.report);
+    if (const json::value *branches = stage.report.if_contains("compiler_branches"))
+      for (const json::value &entry : branches->as_array()) {
+        const json::object &branch = entry.as_object();
+        const bool side = branch.at("side").as_bool();
+        stage.branchesOnSide |= side;
+        if (!side && !stage.compilerDependent)
+          stage.compilerDependent = CompilerBranch{std::string(branch.at("macro").as_string()),
+                                                   static_cast<unsigned>(branch.at("line").to_number<double>()), false};
+      }
+    if (const json::value *device = stage.report.if_contains("device_pass"))
+      stage.devicePassFeatures = vectorOf(device->as_object());
   } catch (const std::exception &) {
     // A report whose vector does not read gets no structural reward; its
     // text still goes out in the answer.
+    stage.features.reset();
   }
   return stage;
 }

@@ -231,12 +231,30 @@ Evaluator::RankerScore Evaluator::scoreWithRanker(const AnalysisStage &analysis)
   std::shared_lock lock(rankerMutex_); // the score and the ranker it came from, read together
   if (!ranker_)
     return {};
-  return {analysis.features ? std::optional<double>(rankerScore(*ranker_, *analysis.features)) : std::nullopt,
-          rankerHash_};
-}
-
-std::optional<double> Evaluator::structuralReward(const AnalysisStage &analysis) const {
-  return scoreWithRanker(analysis).score;
+  RankerScore scored{std::nullopt, rankerHash_, ""};
+  if (!analysis.features)
+    return scored;
+  // The analysis reads Clang's host pass; the code that runs is nvcc's
+  // device pass. Where they can differ, score what cannot be dressed up.
+  if (analysis.compilerDependent) {
+    const CompilerBranch &branch = *analysis.compilerDependent;
+    scored.note = "line " + std::to_string(branch.line) + " tests " +
+                  (branch.macro == "##" ? std::string("a macro name pasted with ##") : branch.macro) +
+                  ", which Clang and nvcc answer differently: the analysis cannot read the code nvcc builds, so "
+                  "R_str is the floor (r_str_unreadable)";
+    return scored;
+  }
+  double score = rankerScore(*ranker_, *analysis.features);
+  if (analysis.branchesOnSide) {
+    if (!analysis.devicePassFeatures) {
+      scored.note = "the source branches on __CUDA_ARCH__ and its device side could not be analysed: R_str is the "
+                    "floor (r_str_unreadable)";
+      return scored;
+    }
+    score = std::min(score, rankerScore(*ranker_, *analysis.devicePassFeatures)); // of the two sides, the lower
+  }
+  scored.score = score;
+  return scored;
 }
 
 std::optional<double> Evaluator::baselineStructuralScore(const TaskSpec &task, const std::string &rankerHash) {
@@ -318,8 +336,11 @@ json::object Evaluator::analyze(const std::string &source, const std::string &fi
   if (!answer.contains("report") || !answer.at("report").is_object())
     return {{"error", answer.contains("error") ? answer.at("error") : json::value("the analysis failed")}};
   json::object report = std::move(answer.at("report").as_object());
-  if (const auto rStr = structuralReward(AnalysisStage::fromReport(report)))
-    report["r_str"] = *rStr;
+  const RankerScore scored = scoreWithRanker(AnalysisStage::fromReport(report));
+  if (scored.score)
+    report["r_str"] = *scored.score;
+  else if (!scored.note.empty())
+    report["r_str_note"] = scored.note;
   return report;
 }
 
@@ -559,6 +580,8 @@ json::object Evaluator::compute(const EvaluationRequest &request, const Prepared
     // Clang sees, a macro bomb past the deadline) has no structure to
     // score: it gets the floor, never the 0 of "as good as the baseline".
     setUnreadableStructuralReward(reward, config_.strUnreadable, config_.reward);
+    if (!candidateScore.note.empty())
+      reward.rStrNote = candidateScore.note;
   } else if (relative && (!baselineScore || candidateScore.rankerHash != rankerHash)) {
     // The baseline's score is missing (its analysis failed, or the ranker
     // was reloaded meanwhile): R_str absolute, and the answer not stored

@@ -487,6 +487,18 @@ MACRO_BOMB = "#define A0 x x x x x x x x x x\n" + "".join(
 SIMPLE = "__global__ void k(float *x) { x[threadIdx.x] = 1; }\n"
 
 
+def read_hostile(task, name):
+    return open(os.path.join(TASKS, "..", "test", "hostile", task, name)).read()
+
+
+def decoy_sides(source, condition):
+    """The two kernels a decoy holds, each written alone: (the #if branch, the #else branch)."""
+    head, rest = source.split(condition, 1)
+    first, rest = rest.split("#else\n", 1)
+    second, tail = rest.split("#endif\n", 1)
+    return head + first + tail, head + second + tail
+
+
 def resident_megabytes(pid):
     for line in open("/proc/%d/status" % pid):
         if line.startswith("VmRSS:"):
@@ -673,6 +685,49 @@ class TrainedRankerTest(unittest.TestCase):
                 self.assertEqual(answer["reward"]["r_str"], -2.5, answer["reward"])
             finally:
                 configured.stop()
+
+    def test_an_arch_decoy_scores_as_the_code_that_runs(self):
+        """test/hostile/transpose/arch_decoy.cu (class 13): an uncoalesced body under #ifdef __CUDA_ARCH__ (what
+        nvcc builds) and a padded shared-memory tile in its #else (what the host pass reads). R_str must be that
+        of the code that runs: no higher than the uncoalesced body written alone, and below the tile written
+        alone."""
+        decoy = read_hostile("transpose", "arch_decoy.cu")
+        runs, shown = decoy_sides(decoy, "#ifdef __CUDA_ARCH__\n")
+        with tempfile.TemporaryDirectory() as workdir:
+            daemon = Daemon(workdir, "--ranker", BUNDLED_RANKER)
+            try:
+                scores = {}
+                for name, source in (("decoy", decoy), ("runs", runs), ("shown", shown)):
+                    status, answer, _ = daemon.request("POST", "/v1/evaluate", {"task": "transpose", "source": source})
+                    self.assertEqual(status, 200, answer)
+                    self.assertTrue(answer["compile"]["ok"], answer["compile"])
+                    scores[name] = answer["reward"]["r_str"]
+                    if name == "decoy":
+                        branches = answer["features"]["report"]["compiler_branches"]
+                        self.assertEqual(branches, [{"macro": "__CUDA_ARCH__", "line": 14, "side": True}])
+                        self.assertIn("device_pass", answer["features"]["report"])
+                self.assertLess(scores["runs"], scores["shown"], scores)  # the decoy would pay
+                self.assertLessEqual(scores["decoy"], scores["runs"] + 1e-9, scores)
+            finally:
+                daemon.stop()
+
+    def test_a_compiler_decoy_gets_the_floor(self):
+        """test/hostile/transpose/compiler_decoy.cu (class 13): #ifndef __clang__ hides the code nvcc builds from
+        every Clang pass. No structure to trust: the floor, with a note naming the line and the macro."""
+        decoy = read_hostile("transpose", "compiler_decoy.cu")
+        with tempfile.TemporaryDirectory() as workdir:
+            daemon = Daemon(workdir, "--ranker", BUNDLED_RANKER)
+            try:
+                status, answer, _ = daemon.request("POST", "/v1/evaluate", {"task": "transpose", "source": decoy})
+                self.assertEqual(status, 200, answer)
+                self.assertEqual(answer["reward"]["r_str"], -4.0, answer["reward"])
+                self.assertIn("line 13 tests __clang__", answer["reward"]["r_str_note"])
+                status, analyzed, _ = daemon.request("POST", "/v1/analyze", {"source": decoy})
+                self.assertEqual(status, 200, analyzed)
+                self.assertNotIn("r_str", analyzed)
+                self.assertIn("__clang__", analyzed["r_str_note"])
+            finally:
+                daemon.stop()
 
     def test_without_its_baselines_score_an_answer_is_not_stored(self):
         """A task whose baseline.cu the analysis cannot read: R_str falls back to the absolute score, and the

@@ -143,3 +143,69 @@ TEST(Analyzer, PrecompiledHeadersGiveTheSameReport) {
   EXPECT_EQ(misuse.reports[0].kernels.size(), 1u);
   std::remove(header.c_str());
 }
+
+// A kernel that shows the analysis a tiled body and runs a naive one: the
+// host pass (what the report reads) takes the #else, the device pass (what
+// nvcc builds) the #ifdef. The device pass's features must come back beside
+// the host's, and differ from them the way the running code does.
+TEST(AnalyzerCompilerBranches, ArchDecoyIsAlsoReadAsTheDeviceSide) {
+  const std::string decoy = "__global__ void k(const float* in, float* out, int n) {\n"
+                            "#ifdef __CUDA_ARCH__\n"
+                            "  int i = threadIdx.x * 32;\n"
+                            "  out[i] = in[i];\n"
+                            "#else\n"
+                            "  __shared__ float tile[256];\n"
+                            "  tile[threadIdx.x] = in[blockIdx.x * 256 + threadIdx.x];\n"
+                            "  __syncthreads();\n"
+                            "  out[blockIdx.x * 256 + threadIdx.x] = tile[255 - threadIdx.x];\n"
+                            "#endif\n"
+                            "}\n"
+                            "void run(const float* a, float* b) { k<<<8, 256>>>(a, b, 2048); }\n";
+  const SourceAnalysis analysis = analyze(decoy);
+  ASSERT_EQ(analysis.reports.size(), 1u);
+  const TranslationUnitReport &report = analysis.reports[0];
+  ASSERT_EQ(report.compilerBranches.size(), 1u);
+  EXPECT_EQ(report.compilerBranches[0].macro, "__CUDA_ARCH__");
+  EXPECT_EQ(report.compilerBranches[0].line, 3u); // the mock include is line 1
+  EXPECT_TRUE(report.compilerBranches[0].side);
+  ASSERT_TRUE(report.devicePassFeatures.has_value());
+  EXPECT_DOUBLE_EQ(report.features.sync, 1.0);            // the decoy's barrier
+  EXPECT_DOUBLE_EQ(report.devicePassFeatures->sync, 0.0); // none in the code that runs
+  EXPECT_LT(report.devicePassFeatures->coal, report.features.coal);
+  EXPECT_DOUBLE_EQ(report.devicePassFeatures->tpb, 256.0); // the launch is seen from the device side too
+}
+
+TEST(AnalyzerCompilerBranches, FilesWithoutThemGetNoSecondPass) {
+  const SourceAnalysis analysis = analyze("#define BLOCK 128\n#ifndef BLOCK\n#error no\n#endif\n"
+                                          "__global__ void k(float* b) { b[threadIdx.x] = 0.f; }\n"
+                                          "void run(float* b) { k<<<8, BLOCK>>>(b); }\n");
+  ASSERT_EQ(analysis.reports.size(), 1u);
+  EXPECT_TRUE(analysis.reports[0].compilerBranches.empty());
+  EXPECT_FALSE(analysis.reports[0].devicePassFeatures.has_value());
+  const boost::json::object json = reportToJson(analysis.reports[0]).as_object();
+  EXPECT_TRUE(json.at("compiler_branches").as_array().empty());
+  EXPECT_FALSE(json.contains("device_pass"));
+}
+
+// What only the device side reaches: a Clang-only test nested inside
+// #ifdef __CUDA_ARCH__, which the host pass skips without looking.
+TEST(AnalyzerCompilerBranches, TestsOnlyTheDevicePassReachesJoinTheReport) {
+  const SourceAnalysis analysis = analyze("__global__ void k(float* b) {\n"
+                                          "#ifdef __CUDA_ARCH__\n"
+                                          "#if defined(__clang__)\n"
+                                          "  b[threadIdx.x] = 1.f;\n"
+                                          "#else\n"
+                                          "  b[threadIdx.x * 64] = 1.f;\n"
+                                          "#endif\n"
+                                          "#endif\n"
+                                          "}\n");
+  ASSERT_EQ(analysis.reports.size(), 1u);
+  std::vector<std::pair<std::string, unsigned>> found;
+  for (const CompilerBranch &branch : analysis.reports[0].compilerBranches)
+    found.emplace_back(branch.macro, branch.line);
+  const std::vector<std::pair<std::string, unsigned>> expected = {{"__CUDA_ARCH__", 3}, {"__clang__", 4}};
+  EXPECT_EQ(found, expected);
+  const boost::json::object json = reportToJson(analysis.reports[0]).as_object();
+  EXPECT_TRUE(json.contains("device_pass"));
+  EXPECT_EQ(json.at("compiler_branches").as_array().size(), 2u);
+}

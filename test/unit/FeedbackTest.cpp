@@ -131,3 +131,34 @@ TEST(AnalysisStage, AnErrorOrAnUnreadableVectorGivesNoFeatures) {
   EXPECT_EQ(json::serialize(out.at("unknown")), R"(["occ","tpb"])");
   EXPECT_TRUE(out.at("report").is_object());
 }
+
+// The report's compiler branches as the reward reads them: a compiler
+// branch (the first one) marks the file as unscoreable, a side branch asks
+// for the device pass's features, which come from "device_pass".
+TEST(AnalysisStage, CompilerBranchesAndTheDevicePassAreRead) {
+  json::object report = analysisWith(1, 1, 0).report;
+  report["compiler_branches"] = json::array{json::object{{"macro", "__CUDA_ARCH__"}, {"line", 4}, {"side", true}}};
+  json::object device = analysisWith(0.25, 1, 0).report;
+  report["device_pass"] = json::object{{"features", device.at("features")}};
+  const AnalysisStage side = AnalysisStage::fromReport(report);
+  EXPECT_TRUE(side.branchesOnSide);
+  EXPECT_FALSE(side.compilerDependent);
+  ASSERT_TRUE(side.devicePassFeatures);
+  EXPECT_DOUBLE_EQ(side.devicePassFeatures->coal, 0.25);
+  EXPECT_DOUBLE_EQ(side.features->coal, 1.0);
+
+  report["compiler_branches"].as_array().push_back(json::object{{"macro", "__NVCC__"}, {"line", 9}, {"side", false}});
+  report["compiler_branches"].as_array().push_back(json::object{{"macro", "##"}, {"line", 12}, {"side", false}});
+  const AnalysisStage compiler = AnalysisStage::fromReport(report);
+  ASSERT_TRUE(compiler.compilerDependent);
+  EXPECT_EQ(compiler.compilerDependent->macro, "__NVCC__");
+  EXPECT_EQ(compiler.compilerDependent->line, 9u);
+
+  // A malformed list is a report that scores nothing, not a crash.
+  report["compiler_branches"] = json::array{json::object{{"macro", 7}}};
+  EXPECT_FALSE(AnalysisStage::fromReport(report).features);
+  const AnalysisStage plain = analysisWith(1, 1, 0);
+  EXPECT_FALSE(plain.branchesOnSide);
+  EXPECT_FALSE(plain.compilerDependent);
+  EXPECT_FALSE(plain.devicePassFeatures);
+}

@@ -183,6 +183,20 @@ struct HostSummary {
   std::vector<std::string> skippedIncludes;
 };
 
+// A test or use, in the analysed file, of a macro whose value depends on the
+// compiler or on the compilation side (docs/features.md "Compiler
+// branches"). The report reads Clang's host pass; the code that runs is
+// nvcc's device pass, so such a file may run other code than was read.
+struct CompilerBranch {
+  std::string macro; // as written: __CUDA_ARCH__, __clang__, ... or "##" (a pasted name in a condition)
+  unsigned line = 0;
+  // __CUDA_ARCH__ and its family: Clang's own device pass defines them as
+  // nvcc's does, so a second analysis of that pass sees the code that runs.
+  // The others (__clang__, __NVCC__, __CUDACC_VER_MAJOR__, ...) no Clang
+  // pass can read as nvcc does.
+  bool side = false;
+};
+
 struct TranslationUnitReport {
   std::string schema = kFeatureSchema;
   std::string file;
@@ -193,6 +207,10 @@ struct TranslationUnitReport {
   FeatureVector features; // aggregated over kernels, see docs/features.md
   std::vector<Diagnostic> diagnostics;
   unsigned errors = 0; // compiler errors in the TU (the kernels that parsed are still reported)
+  std::vector<CompilerBranch> compilerBranches;
+  // The aggregated features of Clang's device pass of the same source, where
+  // the analysis ran one (side branches, and no side chosen by the caller).
+  std::optional<FeatureVector> devicePassFeatures;
 };
 
 } // namespace cudaperf

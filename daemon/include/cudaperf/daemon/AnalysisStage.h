@@ -4,6 +4,7 @@
 // crash or a timeout of the sandboxed server).
 #pragma once
 
+#include "cudaperf/contracts/FeatureReport.h"
 #include "cudaperf/contracts/FeatureVector.h"
 
 #include <boost/json/object.hpp>
@@ -20,6 +21,14 @@ struct AnalysisStage {
   // extended ones: the ranker's input. nullopt without a report, or where
   // the report's vector cannot be read.
   std::optional<FeatureVector> features;
+  // From the report's compiler_branches (docs/features.md "Compiler
+  // branches"): the first test of a macro that no Clang pass reads as nvcc
+  // does (__clang__, __NVCC__, ...), and whether the file branches on
+  // __CUDA_ARCH__; then the features of the analysis's device pass, which
+  // such a file gets (nullopt where that pass could not read it).
+  std::optional<CompilerBranch> compilerDependent;
+  bool branchesOnSide = false;
+  std::optional<FeatureVector> devicePassFeatures;
 
   bool ok() const { return error.empty(); }
   // From the analysis's answer: a report, or {"error": ...}.

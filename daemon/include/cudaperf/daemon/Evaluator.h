@@ -80,9 +80,9 @@ private:
   struct RankerScore {
     std::optional<double> score;
     std::string rankerHash; // empty: no ranker loaded
+    std::string note;       // why a report with features has no score (the answer's r_str_note)
   };
   RankerScore scoreWithRanker(const AnalysisStage &analysis) const;
-  std::optional<double> structuralReward(const AnalysisStage &analysis) const;
   // The loaded ranker's score of the task's baseline.cu, cached per task and
   // ranker: what R_str is measured from. nullopt: no baseline, ranker or analysis.
   std::optional<double> baselineStructuralScore(const TaskSpec &task, const std::string &rankerHash);
