@@ -14,21 +14,24 @@ namespace cudaperf::analysis {
 
 using namespace clang;
 
-bool isSideMacro(llvm::StringRef name) { return name.starts_with("__CUDA_ARCH"); }
+bool isSideMacro(llvm::StringRef name) { return name == "__CUDA_ARCH__"; }
 
 bool isCompilerMacro(llvm::StringRef name) {
-  if (name == "__CUDACC__") // both compilers define it, on both sides
-    return false;
-  return name == "__clang__" || name.starts_with("__clang_") || name == "__llvm__" || name == "__CUDA__" ||
-         name == "__NVCC__" || name.starts_with("__CUDACC_") || name.starts_with("__NVCOMPILER") ||
-         name.starts_with("__HIP") || name == "__has_builtin" || name == "__has_feature" || name == "__has_extension" ||
-         name == "__has_attribute" || name == "__has_cpp_attribute" || name == "__has_declspec_attribute" ||
-         name == "__is_identifier" || name == "__is_target_arch" || name == "__is_target_os";
+  // Names the language reserves for the implementation (__x, _X): what the
+  // compiler, its predefines and its own headers define. Clang and nvcc
+  // (whose device side is preprocessed by gcc with nvcc's -D flags) define
+  // different sets with different values: __clang__, __NVCC__, __GNUC__ 4 or
+  // 12, __CUDA_ARCH_LIST__, _CCCL_*, the wrappers' include guards, ...
+  const bool reserved = name.starts_with("__") || (name.size() > 1 && name[0] == '_' && std::isupper(name[1]));
+  if (reserved)
+    return name != "__cplusplus" && name != "__CUDACC__" && name != "__LINE__" && !isSideMacro(name);
+  // Include guards (CURAND_H_, ...): a header one compiler's wrappers include and the other's do not.
+  if (name.ends_with("_H") || name.ends_with("_H_") || name.ends_with("_HPP") || name.ends_with("_INCLUDED"))
+    return true;
+  return name == "CUDA_DOUBLE_MATH_FUNCTIONS"; // the one unreserved name nvcc's device pass defines
 }
 
 namespace {
-
-bool isWatched(llvm::StringRef name) { return isSideMacro(name) || isCompilerMacro(name); }
 
 // The identifiers of a stretch of source text (a condition as written).
 std::vector<llvm::StringRef> identifiersIn(llvm::StringRef text) {
@@ -47,6 +50,17 @@ std::vector<llvm::StringRef> identifiersIn(llvm::StringRef text) {
     }
   }
   return names;
+}
+
+// Qualifiers and attributes the CUDA headers define as macros: used in code,
+// their spelling differs by compiler but not what the analysis reads of a kernel.
+bool isCudaQualifier(llvm::StringRef name) {
+  static const std::set<std::string> qualifiers = {
+      "__global__",         "__device__",        "__host__",         "__shared__",   "__constant__",
+      "__managed__",        "__restrict__",      "__forceinline__",  "__noinline__", "__launch_bounds__",
+      "__align__",          "__grid_constant__", "__cluster_dims__", "__maxnreg__",  "__builtin_align__",
+      "__device_builtin__", "__inline_hint__"};
+  return qualifiers.count(name.str()) != 0;
 }
 
 class CompilerBranchWatch : public PPCallbacks {
@@ -72,55 +86,103 @@ public:
   void MacroExpands(const Token &name, const MacroDefinition &definition, SourceRange range,
                     const MacroArgs *) override {
     const SourceLocation at = sources_.getExpansionLoc(range.getBegin());
-    if (!sources_.isWrittenInMainFile(at))
-      return;
     const IdentifierInfo *identifier = name.getIdentifierInfo();
-    if (identifier && isWatched(identifier->getName())) {
-      record(identifier->getName(), at);
+    if (!identifier || !inMainFile(at))
       return;
-    }
-    // A macro of the file whose body names one (#define ON_GPU __CUDA_ARCH__):
-    // on the side where that name is no macro, nothing else would show it.
+    const llvm::StringRef macro = identifier->getName();
     const MacroInfo *info = definition.getMacroInfo();
-    if (!info)
+    if (preprocessor_.isParsingIfOrElifDirective()) {
+      testedName(macro, at);
+      // A macro of the file whose body is tested (#define ON_GPU __CUDA_ARCH__):
+      // on the side where such a name is no macro, nothing else would show it.
+      if (info && !info->isBuiltinMacro() && definedInMainFile(info))
+        for (const Token &token : info->tokens()) {
+          if (token.is(tok::hashhash))
+            record("##", at); // a name pasted together: what it tests is not readable from the text
+          else if (const IdentifierInfo *inner = token.getIdentifierInfo())
+            testedName(inner->getName(), at);
+        }
       return;
-    bool pastes = false;
-    for (const Token &token : info->tokens()) {
-      if (token.is(tok::hashhash))
-        pastes = true;
-      if (const IdentifierInfo *inner = token.getIdentifierInfo(); inner && isWatched(inner->getName()))
-        record(inner->getName(), at);
     }
-    if (pastes)
-      pastedExpansions_.push_back(at);
+    // In code: what the compiler itself defines (its predefines, __FILE__,
+    // __COUNTER__, __has_builtin, ...) can differ in value between the two,
+    // where the candidate spells it (or pastes it together). Through a header
+    // (FLT_MAX is __FLT_MAX__) the headers of both sides are alike.
+    const SourceLocation spelled = sources_.getSpellingLoc(name.getLocation());
+    if (!inMainFile(spelled) && !sources_.isWrittenInScratchSpace(spelled))
+      return;
+    if (isSideMacro(macro)) {
+      record(macro, at);
+    } else if (info && macro != "__LINE__" && macro != "__cplusplus" && macro != "__CUDACC__" &&
+               !isCudaQualifier(macro) &&
+               (info->isBuiltinMacro() || sources_.isWrittenInBuiltinFile(info->getDefinitionLoc()) ||
+                sources_.isWrittenInCommandLineFile(info->getDefinitionLoc()))) {
+      record(macro, at);
+    }
+  }
+
+  // #line renames the file or renumbers it: lines stop meaning what they say.
+  void FileChanged(SourceLocation loc, FileChangeReason reason, SrcMgr::CharacteristicKind, FileID) override {
+    if (reason == RenameFile && inMainFile(loc))
+      record("#line", loc);
+  }
+
+  // A file that includes itself (#include __FILE__) is read twice, the second
+  // time as a header the rules above would not watch.
+  void InclusionDirective(SourceLocation hash, const Token &, StringRef, bool, CharSourceRange,
+                          OptionalFileEntryRef file, StringRef, StringRef, const Module *, bool,
+                          SrcMgr::CharacteristicKind) override {
+    const OptionalFileEntryRef main = sources_.getFileEntryRefForID(sources_.getMainFileID());
+    if (file && main && file->getUniqueID() == main->getUniqueID())
+      record("#include", sources_.getExpansionLoc(hash));
   }
 
 private:
+  bool inMainFile(SourceLocation loc) const {
+    if (loc.isInvalid())
+      return false;
+    const FileID id = sources_.getFileID(sources_.getExpansionLoc(loc));
+    if (id == sources_.getMainFileID())
+      return true;
+    // A second inclusion of the main file has a FileID of its own.
+    const OptionalFileEntryRef file = sources_.getFileEntryRefForID(id);
+    const OptionalFileEntryRef main = sources_.getFileEntryRefForID(sources_.getMainFileID());
+    return file && main && file->getUniqueID() == main->getUniqueID();
+  }
+
+  bool definedInMainFile(const MacroInfo *info) const { return info && inMainFile(info->getDefinitionLoc()); }
+
   void tested(SourceLocation loc, const Token &name) {
     const SourceLocation at = sources_.getExpansionLoc(loc);
-    if (const IdentifierInfo *identifier = name.getIdentifierInfo();
-        identifier && sources_.isWrittenInMainFile(at) && isWatched(identifier->getName()))
-      record(identifier->getName(), at);
+    if (const IdentifierInfo *identifier = name.getIdentifierInfo(); identifier && inMainFile(at))
+      testedName(identifier->getName(), at);
+  }
+
+  // A name the file tests: __CUDA_ARCH__ is a side branch; a name of the
+  // compiler's (isCompilerMacro) is a compiler branch, unless the file
+  // defines that macro itself.
+  void testedName(llvm::StringRef name, SourceLocation at) {
+    if (isSideMacro(name)) {
+      record(name, at);
+      return;
+    }
+    if (!isCompilerMacro(name))
+      return;
+    const IdentifierInfo *identifier = preprocessor_.getIdentifierInfo(name);
+    const MacroInfo *info = identifier ? preprocessor_.getMacroInfo(identifier) : nullptr;
+    if (info && !info->isBuiltinMacro() && definedInMainFile(info))
+      return;
+    record(name, at);
   }
 
   void condition_(SourceLocation loc, SourceRange condition) {
     const SourceLocation at = sources_.getExpansionLoc(loc);
-    if (!sources_.isWrittenInMainFile(at)) {
-      pastedExpansions_.clear();
+    if (!inMainFile(at))
       return;
-    }
     const llvm::StringRef text =
         Lexer::getSourceText(CharSourceRange::getTokenRange(condition), sources_, preprocessor_.getLangOpts());
     for (llvm::StringRef name : identifiersIn(text))
-      if (isWatched(name))
-        record(name, at);
-    // A name pasted together inside a condition (CAT(__NV, CC__)) can be any
-    // macro at all: what it tests is not readable from the text.
-    const unsigned line = sources_.getSpellingLineNumber(at);
-    for (SourceLocation pasted : pastedExpansions_)
-      if (sources_.getSpellingLineNumber(pasted) == line)
-        record("##", at);
-    pastedExpansions_.clear();
+      testedName(name, at);
   }
 
   void record(llvm::StringRef name, SourceLocation at) {
@@ -134,7 +196,6 @@ private:
   const SourceManager &sources_;
   std::shared_ptr<std::vector<CompilerBranchSite>> found_;
   std::set<std::pair<std::string, unsigned>> seen_;
-  std::vector<SourceLocation> pastedExpansions_; // since the last condition
 };
 
 } // namespace

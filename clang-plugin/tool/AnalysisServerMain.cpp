@@ -5,8 +5,11 @@
 // runaway parse (a macro bomb) then costs that request an error, never the
 // daemon.
 //
-//   cudaperf-analysis-server [--pch ARCH=FILE]... [--arg FLAG]...     serve on descriptor 3
-//   cudaperf-analysis-server --build-pch FILE [--arch ARCH]           write the precompiled headers
+//   cudaperf-analysis-server [--pch ARCH[:device]=FILE]... [--arg FLAG]...   serve on descriptor 3
+//   cudaperf-analysis-server --build-pch FILE [--arch ARCH] [--side device]  write the precompiled headers
+//
+// ARCH:device names the precompiled headers of the device pass that every
+// analysis adds (cudaperf/analysis/Analyzer.h).
 //
 // Requests on descriptor 3: a JSON line {"source_bytes": N, "file": NAME,
 // "arch": ARCH}, then N bytes of source. Answers: one JSON line each, the
@@ -73,6 +76,8 @@ json::object analyze(const std::string &source, const std::string &file, const s
   options.arch = arch;
   if (auto known = headers.find(arch); known != headers.end())
     options.precompiledHeader = known->second;
+  if (auto known = headers.find(arch + ":device"); known != headers.end())
+    options.devicePrecompiledHeader = known->second;
   const cudaperf::SourceAnalysis analysis =
       cudaperf::analyzeSource(source, file, options, cudaperf::analysisCompilerArgs(options, args));
   if (!analysis.parsed || analysis.reports.empty())
@@ -81,8 +86,9 @@ json::object analyze(const std::string &source, const std::string &file, const s
 }
 
 int usage() {
-  std::cerr << "usage: cudaperf-analysis-server [--pch ARCH=FILE]... [--arg FLAG]...   (requests on descriptor 3)\n"
-               "       cudaperf-analysis-server --build-pch FILE [--arch ARCH]\n";
+  std::cerr << "usage: cudaperf-analysis-server [--pch ARCH[:device]=FILE]... [--arg FLAG]...   (requests on "
+               "descriptor 3)\n"
+               "       cudaperf-analysis-server --build-pch FILE [--arch ARCH] [--side device]\n";
   return 2;
 }
 
@@ -92,6 +98,7 @@ int main(int argc, char **argv) {
   std::map<std::string, std::string> headers;
   std::vector<std::string> args;
   std::string buildPch, arch = "sm_90";
+  bool deviceSide = false;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     if (i + 1 >= argc)
@@ -105,13 +112,15 @@ int main(int argc, char **argv) {
       buildPch = value;
     else if (arg == "--arch")
       arch = value;
+    else if (arg == "--side" && (value == "device" || value == "host"))
+      deviceSide = value == "device";
     else
       return usage();
   }
   if (!buildPch.empty()) {
     cudaperf::AnalysisOptions options;
     options.arch = arch;
-    const std::string problem = cudaperf::buildAnalysisPreamble(options, buildPch);
+    const std::string problem = cudaperf::buildAnalysisPreamble(options, buildPch, deviceSide);
     if (!problem.empty())
       std::cerr << problem;
     return problem.empty() ? 0 : 1;

@@ -70,21 +70,16 @@ bool readsHostSide(const std::vector<std::string> &commandLine) {
   return std::find(commandLine.begin(), commandLine.end(), "--cuda-device-only") == commandLine.end();
 }
 
-bool hasSideBranch(const TranslationUnitReport &report) {
-  return std::any_of(report.compilerBranches.begin(), report.compilerBranches.end(),
-                     [](const CompilerBranch &branch) { return branch.side; });
-}
-
-// A file that branches on __CUDA_ARCH__ is read a second time as Clang's
-// device pass, which defines it as nvcc's device pass does: the code that
-// runs. Its features go beside the host pass's (the daemon scores the lower
-// of the two), and the compiler branches only that pass reaches (inside an
-// #ifdef __CUDA_ARCH__) join the report's. No precompiled header: it was
-// built for the host side, and files that need this pass are few.
+// Every file is read a second time as Clang's device pass, which defines
+// __CUDA_ARCH__ as nvcc's device pass does: the code that runs, also where
+// a header decides by side (NV_IF_TARGET, _CCCL_DEVICE_COMPILATION) and the
+// file itself names no side macro. Its features go beside the host pass's
+// (the daemon scores the lower of the two), and the compiler branches only
+// that pass reaches (inside an #ifdef __CUDA_ARCH__) join the report's.
 void addDevicePass(TranslationUnitReport &report, const std::string &path, const AnalysisOptions &options,
                    const std::vector<std::string> &compilerArgs, clang::FileManager &files) {
   AnalysisOptions plain = options;
-  plain.precompiledHeader.clear();
+  plain.precompiledHeader = options.devicePrecompiledHeader;
   plain.emitWarnings = false;
   std::vector<std::string> deviceArgs;
   for (std::size_t i = 0; i < compilerArgs.size(); ++i) {
@@ -186,17 +181,20 @@ SourceAnalysis analyzeSource(std::string_view source, std::string_view fileName,
   const bool ran = runOnLargeStack(invocation, diagnosticText);
   result.parsed = ran || !result.reports.empty();
   result.compilerDiagnostics = std::move(diagnosticText);
-  if (!result.reports.empty() && readsHostSide(commandLine) && hasSideBranch(result.reports.front()))
+  if (!result.reports.empty() && readsHostSide(commandLine))
     addDevicePass(result.reports.front(), path, options, compilerArgs, *fileManager);
   return result;
 }
 
-std::string buildAnalysisPreamble(const AnalysisOptions &options, const std::string &file) {
+std::string buildAnalysisPreamble(const AnalysisOptions &options, const std::string &file, bool deviceSide) {
   AnalysisOptions plain = options;
   plain.precompiledHeader.clear();
   const std::string source = kPreambleSource;
-  std::vector<std::string> commandLine = {"clang++", "-c"};
-  for (std::string &arg : analysisCompilerArgs(plain, {}))
+  // -S for the device side: with -c its compile writes a temporary for ptxas, not `file`.
+  std::vector<std::string> commandLine = {"clang++", deviceSide ? "-S" : "-c"};
+  const std::vector<std::string> side =
+      deviceSide ? std::vector<std::string>{"--cuda-device-only"} : std::vector<std::string>{};
+  for (std::string &arg : analysisCompilerArgs(plain, side))
     commandLine.push_back(std::move(arg));
   // Templates instantiated while building the header, once: otherwise every
   // analysis instantiates <cmath>'s special functions again (90 ms of 110).

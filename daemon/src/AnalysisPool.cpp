@@ -178,10 +178,15 @@ json::object AnalysisPool::analyze(const std::string &source, const std::string 
 }
 
 std::string buildPrecompiledHeaders(const std::filesystem::path &server, const std::string &arch,
-                                    const std::filesystem::path &file) {
+                                    const std::filesystem::path &file, bool deviceSide) {
   sandbox::Request request;
-  request.argv = {std::filesystem::absolute(server).string(), "--build-pch", std::filesystem::absolute(file).string(),
-                  "--arch", arch};
+  request.argv = {std::filesystem::absolute(server).string(),
+                  "--build-pch",
+                  std::filesystem::absolute(file).string(),
+                  "--arch",
+                  arch,
+                  "--side",
+                  deviceSide ? "device" : "host"};
   sandbox::Limits limits; // trusted input (only the toolkit's headers): no isolation needed
   limits.isolateNetwork = limits.isolateProcesses = limits.dropPrivileges = false;
   limits.requireIsolation = false;

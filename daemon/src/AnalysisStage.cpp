@@ -27,15 +27,16 @@ AnalysisStage AnalysisStage::fromReport(json::object answer) {
   stage.report = std::move(answer);
   try {
     stage.features = vectorOf(stage.report);
-    if (const json::value *branches = stage.report.if_contains("compiler_branches"))
+    if (const json::value *branches = stage.report.if_contains("compiler_branches")) {
+      stage.devicePassExpected = true; // an analysis that lists them reads the device side too
       for (const json::value &entry : branches->as_array()) {
         const json::object &branch = entry.as_object();
         const bool side = branch.at("side").as_bool();
-        stage.branchesOnSide |= side;
         if (!side && !stage.compilerDependent)
           stage.compilerDependent = CompilerBranch{std::string(branch.at("macro").as_string()),
                                                    static_cast<unsigned>(branch.at("line").to_number<double>()), false};
       }
+    }
     if (const json::value *device = stage.report.if_contains("device_pass"))
       stage.devicePassFeatures = vectorOf(device->as_object());
   } catch (const std::exception &) {

@@ -147,14 +147,20 @@ Evaluator::Evaluator(DaemonConfig config, EvaluationStore &store, TaskCatalog &c
       // In a folder of their own: the analysis servers see it, and nothing else of the cache.
       const auto folder = std::filesystem::absolute(config_.cacheDir) / "analysis";
       std::filesystem::create_directories(folder);
-      const auto file = folder / ("cuda-headers-" + config_.arch + ".pch");
-      const auto start = Clock::now();
-      const std::string problem = buildPrecompiledHeaders(analysisServer, config_.arch, file);
-      if (problem.empty()) {
-        options.precompiledHeaders[config_.arch] = file;
-        spdlog::info("analysis: CUDA headers precompiled for {} in {:.2f} s", config_.arch, secondsSince(start));
-      } else {
-        spdlog::warn("analysis: no precompiled headers for {} (every analysis parses them): {}", config_.arch, problem);
+      // One for each side the analysis reads (the device pass: docs/features.md "Compiler branches").
+      for (const bool deviceSide : {false, true}) {
+        const std::string side = deviceSide ? "-device" : "";
+        const auto file = folder / ("cuda-headers-" + config_.arch + side + ".pch");
+        const auto start = Clock::now();
+        const std::string problem = buildPrecompiledHeaders(analysisServer, config_.arch, file, deviceSide);
+        if (problem.empty()) {
+          options.precompiledHeaders[config_.arch + (deviceSide ? ":device" : "")] = file;
+          spdlog::info("analysis: CUDA headers precompiled for {}{} in {:.2f} s", config_.arch, side,
+                       secondsSince(start));
+        } else {
+          spdlog::warn("analysis: no precompiled headers for {}{} (every analysis parses them): {}", config_.arch, side,
+                       problem);
+        }
       }
     }
     analysis_ = std::make_unique<AnalysisPool>(std::move(options));
@@ -245,13 +251,12 @@ Evaluator::RankerScore Evaluator::scoreWithRanker(const AnalysisStage &analysis)
     return scored;
   }
   double score = rankerScore(*ranker_, *analysis.features);
-  if (analysis.branchesOnSide) {
-    if (!analysis.devicePassFeatures) {
-      scored.note = "the source branches on __CUDA_ARCH__ and its device side could not be analysed: R_str is the "
-                    "floor (r_str_unreadable)";
-      return scored;
-    }
+  if (analysis.devicePassFeatures) {
     score = std::min(score, rankerScore(*ranker_, *analysis.devicePassFeatures)); // of the two sides, the lower
+  } else if (analysis.devicePassExpected) {
+    scored.note = "the device side of the source (what nvcc builds) could not be analysed: R_str is the floor "
+                  "(r_str_unreadable)";
+    return scored;
   }
   scored.score = score;
   return scored;

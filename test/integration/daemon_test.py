@@ -711,21 +711,46 @@ class TrainedRankerTest(unittest.TestCase):
             finally:
                 daemon.stop()
 
-    def test_a_compiler_decoy_gets_the_floor(self):
-        """test/hostile/transpose/compiler_decoy.cu (class 13): #ifndef __clang__ hides the code nvcc builds from
-        every Clang pass. No structure to trust: the floor, with a note naming the line and the macro."""
-        decoy = read_hostile("transpose", "compiler_decoy.cu")
+    def test_a_side_chosen_by_a_header_scores_as_the_code_that_runs(self):
+        """test/hostile/transpose/target_macro_decoy.cu (class 13): NV_IF_ELSE_TARGET from <nv/target> picks the
+        body by side inside the header, and the file names no side macro. The device pass every analysis adds
+        reads the uncoalesced body nvcc builds: R_str is no higher than that body's alone (the arch decoy's
+        runs side), below the tile's."""
+        decoy = read_hostile("transpose", "target_macro_decoy.cu")
+        runs, shown = decoy_sides(read_hostile("transpose", "arch_decoy.cu"), "#ifdef __CUDA_ARCH__\n")
         with tempfile.TemporaryDirectory() as workdir:
             daemon = Daemon(workdir, "--ranker", BUNDLED_RANKER)
             try:
-                status, answer, _ = daemon.request("POST", "/v1/evaluate", {"task": "transpose", "source": decoy})
-                self.assertEqual(status, 200, answer)
-                self.assertEqual(answer["reward"]["r_str"], -4.0, answer["reward"])
-                self.assertIn("line 13 tests __clang__", answer["reward"]["r_str_note"])
-                status, analyzed, _ = daemon.request("POST", "/v1/analyze", {"source": decoy})
-                self.assertEqual(status, 200, analyzed)
-                self.assertNotIn("r_str", analyzed)
-                self.assertIn("__clang__", analyzed["r_str_note"])
+                scores = {}
+                for name, source in (("decoy", decoy), ("runs", runs), ("shown", shown)):
+                    status, answer, _ = daemon.request("POST", "/v1/analyze", {"source": source})
+                    self.assertEqual(status, 200, answer)
+                    scores[name] = answer["r_str"]
+                    if name == "decoy":
+                        self.assertEqual(answer["compiler_branches"], [])
+                        self.assertLess(answer["device_pass"]["features"]["coal"], answer["features"]["coal"])
+                self.assertLess(scores["runs"], scores["shown"], scores)
+                self.assertLessEqual(scores["decoy"], scores["runs"] + 1e-9, scores)
+            finally:
+                daemon.stop()
+
+    def test_a_compiler_decoy_gets_the_floor(self):
+        """test/hostile/transpose/compiler_decoy.cu and gnuc_decoy.cu (class 13): #ifndef __clang__, or
+        #if __GNUC__ >= 5 (gcc 12 in nvcc's device preprocessing, 4 in Clang), hides the code nvcc builds from
+        every Clang pass. No structure to trust: the floor, with a note naming the line and the macro."""
+        with tempfile.TemporaryDirectory() as workdir:
+            daemon = Daemon(workdir, "--ranker", BUNDLED_RANKER)
+            try:
+                for name, line, macro in (("compiler_decoy.cu", 13, "__clang__"), ("gnuc_decoy.cu", 13, "__GNUC__")):
+                    decoy = read_hostile("transpose", name)
+                    status, answer, _ = daemon.request("POST", "/v1/evaluate", {"task": "transpose", "source": decoy})
+                    self.assertEqual(status, 200, answer)
+                    self.assertEqual(answer["reward"]["r_str"], -4.0, answer["reward"])
+                    self.assertIn("line %d tests %s" % (line, macro), answer["reward"]["r_str_note"])
+                    status, analyzed, _ = daemon.request("POST", "/v1/analyze", {"source": decoy})
+                    self.assertEqual(status, 200, analyzed)
+                    self.assertNotIn("r_str", analyzed)
+                    self.assertIn(macro, analyzed["r_str_note"])
             finally:
                 daemon.stop()
 

@@ -175,16 +175,74 @@ TEST(AnalyzerCompilerBranches, ArchDecoyIsAlsoReadAsTheDeviceSide) {
   EXPECT_DOUBLE_EQ(report.devicePassFeatures->tpb, 256.0); // the launch is seen from the device side too
 }
 
-TEST(AnalyzerCompilerBranches, FilesWithoutThemGetNoSecondPass) {
+TEST(AnalyzerCompilerBranches, EveryFileIsAlsoReadAsTheDeviceSide) {
   const SourceAnalysis analysis = analyze("#define BLOCK 128\n#ifndef BLOCK\n#error no\n#endif\n"
                                           "__global__ void k(float* b) { b[threadIdx.x] = 0.f; }\n"
                                           "void run(float* b) { k<<<8, BLOCK>>>(b); }\n");
   ASSERT_EQ(analysis.reports.size(), 1u);
-  EXPECT_TRUE(analysis.reports[0].compilerBranches.empty());
-  EXPECT_FALSE(analysis.reports[0].devicePassFeatures.has_value());
-  const boost::json::object json = reportToJson(analysis.reports[0]).as_object();
+  const TranslationUnitReport &report = analysis.reports[0];
+  EXPECT_TRUE(report.compilerBranches.empty());
+  ASSERT_TRUE(report.devicePassFeatures.has_value());
+  EXPECT_EQ(report.devicePassFeatures->toArray(), report.features.toArray()); // alike where nothing differs
+  const boost::json::object json = reportToJson(report).as_object();
   EXPECT_TRUE(json.at("compiler_branches").as_array().empty());
-  EXPECT_FALSE(json.contains("device_pass"));
+  EXPECT_TRUE(json.contains("device_pass"));
+}
+
+// A header decides by side and the file names no side macro (as
+// NV_IF_TARGET and _CCCL_DEVICE_COMPILATION() do): nothing to list, but the
+// device pass reads the body that runs.
+TEST(AnalyzerCompilerBranches, AHeaderThatDecidesBySideIsReadThroughTheDevicePass) {
+  const std::string header = "#ifdef __CUDA_ARCH__\n#define PICK(device, host) device\n#else\n"
+                             "#define PICK(device, host) host\n#endif\n";
+  const SourceAnalysis analysis = analyzeSource("#include \"cuda.h\"\n#include \"side.h\"\n"
+                                                "__global__ void k(const float* in, float* out) {\n"
+                                                "  PICK(out[threadIdx.x * 32] = in[threadIdx.x * 32],\n"
+                                                "       out[threadIdx.x] = in[threadIdx.x]);\n"
+                                                "}\n",
+                                                "kernel.cu", {}, {"-nocudainc", "-nocudalib", "-I/mock"},
+                                                {{"/mock/cuda.h", mockHeader()}, {"/mock/side.h", header}});
+  ASSERT_EQ(analysis.reports.size(), 1u);
+  const TranslationUnitReport &report = analysis.reports[0];
+  EXPECT_TRUE(report.compilerBranches.empty());
+  ASSERT_TRUE(report.devicePassFeatures.has_value());
+  EXPECT_DOUBLE_EQ(report.features.coal, 1.0);
+  EXPECT_LT(report.devicePassFeatures->coal, 1.0);
+}
+
+// Names of the compiler's own, in every form the watcher reads: tested,
+// expanded in code where the file spells them, through a header macro in a
+// condition; the file's own reserved-looking macro is not one of them.
+TEST(AnalyzerCompilerBranches, TheCompilersOwnNamesAreCompilerBranches) {
+  struct Case {
+    const char *source;
+    const char *macro; // "" for none
+  };
+  const Case cases[] = {
+      {"#if __GNUC__ >= 5\n#endif\n", "__GNUC__"},
+      {"#ifdef _CCCL_SOMETHING\n#endif\n", "_CCCL_SOMETHING"},
+      {"#ifndef CURAND_H_\n#endif\n", "CURAND_H_"},
+      {"#if defined(CUDA_DOUBLE_MATH_FUNCTIONS)\n#endif\n", "CUDA_DOUBLE_MATH_FUNCTIONS"},
+      {"constexpr int w = sizeof(__INT_FAST16_TYPE__);\n", "__INT_FAST16_TYPE__"},
+      {"constexpr char c = __FILE__[0];\n", "__FILE__"},
+      {"#line 40\nint x;\n", "#line"},
+      {"#define __MINE 1\n#ifdef __MINE\n#endif\n", ""},
+      {"#if __cplusplus >= 201703L && defined(__CUDACC__)\n#endif\n", ""},
+      {"constexpr int line = __LINE__;\n", ""},
+      {"#ifndef TILE\n#define TILE 32\n#endif\n", ""},
+  };
+  for (const Case &test : cases) {
+    const SourceAnalysis analysis = analyze(std::string(test.source) + "__global__ void k(float* b) { b[0] = 1; }\n");
+    ASSERT_EQ(analysis.reports.size(), 1u) << test.source;
+    const auto &branches = analysis.reports[0].compilerBranches;
+    if (*test.macro == 0) {
+      EXPECT_TRUE(branches.empty()) << test.source << " gave " << branches.front().macro;
+    } else {
+      ASSERT_FALSE(branches.empty()) << test.source;
+      EXPECT_EQ(branches.front().macro, test.macro) << test.source;
+      EXPECT_FALSE(branches.front().side) << test.source;
+    }
+  }
 }
 
 // What only the device side reaches: a Clang-only test nested inside

@@ -133,16 +133,17 @@ TEST(AnalysisStage, AnErrorOrAnUnreadableVectorGivesNoFeatures) {
 }
 
 // The report's compiler branches as the reward reads them: a compiler
-// branch (the first one) marks the file as unscoreable, a side branch asks
-// for the device pass's features, which come from "device_pass".
+// branch (the first one) marks the file as unscoreable; a report that lists
+// branches at all comes from an analysis that also reads the device side,
+// whose features are in "device_pass".
 TEST(AnalysisStage, CompilerBranchesAndTheDevicePassAreRead) {
   json::object report = analysisWith(1, 1, 0).report;
   report["compiler_branches"] = json::array{json::object{{"macro", "__CUDA_ARCH__"}, {"line", 4}, {"side", true}}};
   json::object device = analysisWith(0.25, 1, 0).report;
   report["device_pass"] = json::object{{"features", device.at("features")}};
   const AnalysisStage side = AnalysisStage::fromReport(report);
-  EXPECT_TRUE(side.branchesOnSide);
-  EXPECT_FALSE(side.compilerDependent);
+  EXPECT_TRUE(side.devicePassExpected);
+  EXPECT_FALSE(side.compilerDependent); // __CUDA_ARCH__ is what the device pass reads
   ASSERT_TRUE(side.devicePassFeatures);
   EXPECT_DOUBLE_EQ(side.devicePassFeatures->coal, 0.25);
   EXPECT_DOUBLE_EQ(side.features->coal, 1.0);
@@ -154,11 +155,18 @@ TEST(AnalysisStage, CompilerBranchesAndTheDevicePassAreRead) {
   EXPECT_EQ(compiler.compilerDependent->macro, "__NVCC__");
   EXPECT_EQ(compiler.compilerDependent->line, 9u);
 
+  report.erase("device_pass"); // the device side did not read
+  report["compiler_branches"] = json::array{};
+  const AnalysisStage unread = AnalysisStage::fromReport(report);
+  EXPECT_TRUE(unread.devicePassExpected);
+  EXPECT_FALSE(unread.devicePassFeatures);
+
   // A malformed list is a report that scores nothing, not a crash.
   report["compiler_branches"] = json::array{json::object{{"macro", 7}}};
   EXPECT_FALSE(AnalysisStage::fromReport(report).features);
-  const AnalysisStage plain = analysisWith(1, 1, 0);
-  EXPECT_FALSE(plain.branchesOnSide);
-  EXPECT_FALSE(plain.compilerDependent);
-  EXPECT_FALSE(plain.devicePassFeatures);
+  // A report of an analysis before compiler branches: neither expected nor found.
+  const AnalysisStage older = analysisWith(1, 1, 0);
+  EXPECT_FALSE(older.devicePassExpected);
+  EXPECT_FALSE(older.compilerDependent);
+  EXPECT_FALSE(older.devicePassFeatures);
 }

@@ -1,9 +1,10 @@
 // Every test or use, in the analysed file, of a macro that Clang's host pass
 // (what the report reads) and nvcc's device pass (what runs) answer
 // differently is listed with its line: __CUDA_ARCH__ as a side branch, the
-// compiler's own macros as compiler branches, through an alias and through a
-// name pasted in a condition; __CUDACC__, which both define, and ordinary
-// macros are not.
+// compiler's own (reserved) names as compiler branches, through an alias and
+// through a name pasted in a condition (the pasting, and the reserved half
+// as written); __CUDACC__, which both define, and the file's own macros are
+// not.
 // RUN: %cudaperf-json %s | FileCheck %s
 #include "cuda.h"
 
@@ -34,27 +35,26 @@ __global__ void k(float *x) {
 // CHECK:      "compiler_branches": [
 // CHECK-NEXT:   {
 // CHECK-NEXT:     "macro": "__CUDA_ARCH__",
-// CHECK-NEXT:     "line": 15,
+// CHECK-NEXT:     "line": 16,
 // CHECK-NEXT:     "side": true
 // CHECK-NEXT:   },
 // CHECK-NEXT:   {
 // CHECK-NEXT:     "macro": "__clang__",
-// CHECK-NEXT:     "line": 18,
+// CHECK-NEXT:     "line": 19,
 // CHECK-NEXT:     "side": false
 // CHECK-NEXT:   },
 // CHECK-NEXT:   {
 // CHECK-NEXT:     "macro": "__CUDACC_VER_MAJOR__",
-// CHECK-NEXT:     "line": 20,
+// CHECK-NEXT:     "line": 21,
 // CHECK-NEXT:     "side": false
 // CHECK-NEXT:   },
 // CHECK-NEXT:   {
 // CHECK-NEXT:     "macro": "__NVCC__",
-// CHECK-NEXT:     "line": 23,
+// CHECK-NEXT:     "line": 24,
 // CHECK-NEXT:     "side": false
 // CHECK-NEXT:   },
 // CHECK-NEXT:   {
 // CHECK-NEXT:     "macro": "##",
-// CHECK-NEXT:     "line": 26,
+// CHECK-NEXT:     "line": 27,
 // CHECK-NEXT:     "side": false
 // CHECK-NEXT:   }
-// CHECK-NEXT: ]

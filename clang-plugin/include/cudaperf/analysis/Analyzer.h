@@ -18,6 +18,8 @@ struct AnalysisOptions {
   // A precompiled header of the CUDA runtime wrapper (buildAnalysisPreamble)
   // for in-memory analyses: the headers are parsed once, not per request.
   std::string precompiledHeader;
+  // The same for the device pass that analyzeSource adds (built with deviceSide).
+  std::string devicePrecompiledHeader;
 };
 
 struct SourceAnalysis {
@@ -33,6 +35,10 @@ std::vector<std::string> analysisCompilerArgs(const AnalysisOptions &options, co
 
 // Analyses one CUDA source held in memory (the daemon, the fuzzer).
 // `extraFiles` are additional in-memory headers, as {path, contents}.
+// Unless `compilerArgs` ask for the device side, the file is read twice:
+// as Clang's host pass (the report) and as its device pass, whose features
+// become the report's devicePassFeatures (docs/features.md "Compiler
+// branches": the code that runs is nvcc's device pass).
 SourceAnalysis analyzeSource(std::string_view source, std::string_view fileName, const AnalysisOptions &options,
                              const std::vector<std::string> &compilerArgs,
                              const std::vector<std::pair<std::string, std::string>> &extraFiles = {});
@@ -40,7 +46,8 @@ SourceAnalysis analyzeSource(std::string_view source, std::string_view fileName,
 // Writes the precompiled header of everything Clang includes implicitly in
 // CUDA mode (the runtime wrapper, the CUDA headers) for `options`; an
 // analyzeSource with options.precompiledHeader set to `file` then skips that
-// parse. Returns an empty string on success, else Clang's diagnostics.
-std::string buildAnalysisPreamble(const AnalysisOptions &options, const std::string &file);
+// parse (with deviceSide, the device pass's: options.devicePrecompiledHeader).
+// Returns an empty string on success, else Clang's diagnostics.
+std::string buildAnalysisPreamble(const AnalysisOptions &options, const std::string &file, bool deviceSide = false);
 
 } // namespace cudaperf

@@ -23,10 +23,11 @@
 namespace cudaperf {
 
 struct AnalysisPoolOptions {
-  std::filesystem::path server;                                    // cudaperf-analysis-server
-  std::map<std::string, std::filesystem::path> precompiledHeaders; // arch -> .pch (their folder becomes visible)
-  std::vector<std::string> extraArgs;                              // more Clang flags for every analysis
-  unsigned servers = 2;                                            // analyses at once
+  std::filesystem::path server; // cudaperf-analysis-server
+  std::map<std::string, std::filesystem::path>
+      precompiledHeaders;             // arch or arch:device -> .pch (their folder becomes visible)
+  std::vector<std::string> extraArgs; // more Clang flags for every analysis
+  unsigned servers = 2;               // analyses at once
   double timeoutSeconds = 10;
   std::uint64_t memoryBytes = 4ull << 30; // RLIMIT_AS of a server
   bool requireIsolation = true;
@@ -63,8 +64,9 @@ private:
 };
 
 // Writes the precompiled CUDA headers for `arch` with the server binary
-// (trusted input: only the toolkit's headers). "" or the diagnostics.
+// (trusted input: only the toolkit's headers), of the host pass or of the
+// device pass (precompiledHeaders key "ARCH:device"). "" or the diagnostics.
 std::string buildPrecompiledHeaders(const std::filesystem::path &server, const std::string &arch,
-                                    const std::filesystem::path &file);
+                                    const std::filesystem::path &file, bool deviceSide = false);
 
 } // namespace cudaperf

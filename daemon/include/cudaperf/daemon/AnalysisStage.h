@@ -23,11 +23,12 @@ struct AnalysisStage {
   std::optional<FeatureVector> features;
   // From the report's compiler_branches (docs/features.md "Compiler
   // branches"): the first test of a macro that no Clang pass reads as nvcc
-  // does (__clang__, __NVCC__, ...), and whether the file branches on
-  // __CUDA_ARCH__; then the features of the analysis's device pass, which
-  // such a file gets (nullopt where that pass could not read it).
+  // does (__clang__, __NVCC__, __GNUC__, ...). Then the features of the
+  // analysis's device pass, which every report of an analysis that lists
+  // compiler branches has (devicePassExpected) unless that pass could not
+  // read the file.
   std::optional<CompilerBranch> compilerDependent;
-  bool branchesOnSide = false;
+  bool devicePassExpected = false;
   std::optional<FeatureVector> devicePassFeatures;
 
   bool ok() const { return error.empty(); }
