@@ -70,6 +70,7 @@ struct SharedDeclFact {
 struct KernelFacts {
   const clang::FunctionDecl *decl = nullptr;
   std::string name;
+  std::string mangledName; // as the compilers emit the kernel; empty for a template pattern
   clang::SourceLocation loc;
   bool templatePattern = false;
   std::vector<AccessFact> accesses;

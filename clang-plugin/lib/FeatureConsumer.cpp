@@ -7,6 +7,7 @@
 #include "rules/FeatureRule.h"
 
 #include <clang/AST/Attr.h>
+#include <clang/AST/Mangle.h>
 #include <clang/AST/RecursiveASTVisitor.h>
 #include <clang/Basic/SourceManager.h>
 #include <clang/Lex/HeaderSearch.h>
@@ -127,12 +128,23 @@ TranslationUnitReport analyzeTranslationUnit(ASTContext &ast, const AnalysisOpti
   for (Decl *declaration : ast.getTranslationUnitDecl()->noload_decls())
     collector.TraverseDecl(declaration);
 
+  // The Itanium name nvcc gives the same kernel: what the daemon checks the
+  // kernels it analysed against (ptxas's entries of the build).
+  std::unique_ptr<MangleContext> mangler(ast.createMangleContext());
   for (const FunctionDecl *kernel : collector.kernels) {
     KernelFacts kernelFacts;
     llvm::raw_string_ostream name(kernelFacts.name);
     kernel->getNameForDiagnostic(name, ast.getPrintingPolicy(), false);
     name.flush();
     kernelFacts.templatePattern = kernel->isDependentContext();
+    if (!kernelFacts.templatePattern) {
+      llvm::raw_string_ostream mangled(kernelFacts.mangledName);
+      if (mangler->shouldMangleDeclName(kernel))
+        mangler->mangleName(GlobalDecl(kernel, KernelReferenceKind::Kernel), mangled);
+      else
+        mangled << kernel->getName(); // extern "C"
+      mangled.flush();
+    }
     collectKernelFacts(ast, facts.symbols, kernel, kernelFacts);
     facts.kernels.push_back(std::move(kernelFacts));
   }

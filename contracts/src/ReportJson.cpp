@@ -140,7 +140,8 @@ json::object kernelToJson(const KernelReport &kernel) {
           {"occupancy", std::move(occupancyObject)},
           {"launch_count", kernel.launchCount},
           {"extras", extrasToJson(kernel.extras)},
-          {"diagnostics", diagnosticsToJson(kernel.diagnostics)}};
+          {"diagnostics", diagnosticsToJson(kernel.diagnostics)},
+          {"mangled_name", kernel.mangledName}};
 }
 
 json::value dim3ToJson(const Dim3 &dim) {

@@ -5,6 +5,7 @@
 #include "cudaperf/contracts/ReportJson.h"
 #include "cudaperf/contracts/TextFile.h"
 #include "cudaperf/contracts/Utf8Text.h"
+#include "cudaperf/daemon/BuildAgreement.h"
 #include "cudaperf/daemon/CpuPlacement.h"
 #include "cudaperf/daemon/Feedback.h"
 #include "cudaperf/daemon/InstalledPaths.h"
@@ -531,7 +532,13 @@ json::object Evaluator::compute(const EvaluationRequest &request, const Prepared
   // What ptxas says of the code that runs, beside what the analysis reads in the source.
   result["features"].as_object()["ptxas"] =
       ptxasFactsJson(compiled.kernels, analysis.ok() ? &analysis.report : nullptr, config_.arch);
-  const RankerScore candidateScore = scoreWithRanker(analysis);
+  RankerScore candidateScore = scoreWithRanker(analysis);
+  if (candidateScore.score && compiled.ok)
+    if (auto problem = analysisDisagreesWithBuild(analysis.report, compiled.kernels)) {
+      // The report describes other code than nvcc built: nothing of it to score.
+      candidateScore.score.reset();
+      candidateScore.note = *problem + ": R_str is the floor (r_str_unreadable)";
+    }
 
   std::string status, error;
   std::optional<JudgeVerdict> verdict;

@@ -734,6 +734,33 @@ class TrainedRankerTest(unittest.TestCase):
             finally:
                 daemon.stop()
 
+    def test_code_the_build_does_not_have_gets_the_floor(self):
+        """test/hostile/transpose/overload_decoy.cu and front_end_decoy.cu (class 13): no preprocessor, Clang and
+        nvcc's front end resolve the same text differently (a host/device overload pair picks a template
+        instance; an if constexpr on the size of a Clang-only vector type picks a body). The daemon compares the
+        analysed kernels with ptxas's facts of the build: an instance never built, or shared memory the build
+        lacks, is the floor with a note that says which."""
+        with tempfile.TemporaryDirectory() as workdir:
+            daemon = Daemon(workdir, "--ranker", BUNDLED_RANKER)
+            try:
+                for name, says in (("overload_decoy.cu", "transposeTile<false> (_Z13transposeTileILb0EEvPKfPfii), "
+                                                         "which nvcc did not build"),
+                                   ("front_end_decoy.cu", "4224 bytes of static shared memory in kernel "
+                                                          "transposeTile, and nvcc's build of it has none")):
+                    status, answer, _ = daemon.request("POST", "/v1/evaluate",
+                                                       {"task": "transpose", "source": read_hostile("transpose", name)})
+                    self.assertEqual(status, 200, answer)
+                    self.assertTrue(answer["compile"]["ok"], answer["compile"])
+                    self.assertEqual(answer["reward"]["r_str"], -4.0, (name, answer["reward"]))
+                    self.assertIn(says, answer["reward"]["r_str_note"])
+                # The honest tile compiled and read alike: scored, not floored.
+                status, honest, _ = daemon.request("POST", "/v1/evaluate", {"task": "transpose", "source": open(
+                    os.path.join(TASKS, "transpose", "variants", "tiled_padded.cu")).read()})
+                self.assertGreater(honest["reward"]["r_str"], 0.0, honest["reward"])
+                self.assertNotIn("r_str_note", honest["reward"])
+            finally:
+                daemon.stop()
+
     def test_a_compiler_decoy_gets_the_floor(self):
         """test/hostile/transpose/compiler_decoy.cu and gnuc_decoy.cu (class 13): #ifndef __clang__, or
         #if __GNUC__ >= 5 (gcc 12 in nvcc's device preprocessing, 4 in Clang), hides the code nvcc builds from

@@ -12,6 +12,7 @@ public:
     for (const KernelFacts &facts : context.facts().kernels) {
       KernelReport kernel;
       kernel.name = facts.name;
+      kernel.mangledName = facts.mangledName;
       kernel.location = context.location(facts.loc);
       kernel.templatePattern = facts.templatePattern;
       kernel.launchBounds = facts.launchBounds;

@@ -132,6 +132,7 @@ struct Extras {
 
 struct KernelReport {
   std::string name;
+  std::string mangledName; // the symbol nvcc emits ("" for a template pattern)
   std::string location;
   bool templatePattern = false; // analysed uninstantiated (no launch instantiated it)
   FeatureVector features;
