@@ -16,12 +16,12 @@
 
 namespace cudaperf::analysis {
 
-// __CUDA_ARCH__ and its family (__CUDA_ARCH_LIST__, __CUDA_ARCH_FEAT_SM90_ALL, ...).
+// __CUDA_ARCH__ (what Clang's device pass defines as nvcc's does).
 bool isSideMacro(llvm::StringRef name);
-// Macros, and preprocessor queries, whose answer differs between Clang and
-// nvcc: __clang__ and __clang_*, __llvm__, __CUDA__, __NVCC__, __CUDACC_*
-// (but __CUDACC__, which both define), __NVCOMPILER*, __HIP*, __has_builtin,
-// __has_feature, ...
+// Names whose answer can differ between Clang and nvcc (gcc-preprocessed):
+// names reserved for the implementation (__x, _X) but __cplusplus,
+// __CUDACC__, __LINE__ and __CUDA_ARCH__; include-guard-shaped names; and
+// CUDA_DOUBLE_MATH_FUNCTIONS.
 bool isCompilerMacro(llvm::StringRef name);
 
 // One finding, and where it is (for the Clang warning).
@@ -31,9 +31,10 @@ struct CompilerBranchSite {
 };
 
 // Watches the preprocessor of one translation unit and appends to `found`
-// every main-file conditional (#if, #ifdef, #elif, defined()) and every
-// main-file expansion that names such a macro, directly, through the body of
-// a macro it expands, or as a name pasted with ## inside a condition.
+// every main-file test of such a name (#if and #elif as written, #ifdef,
+// #ifndef, defined(), the bodies of the file's macros expanded in a
+// condition, ## in a condition), every predefined or builtin macro the file
+// spells in code, #line, and an #include of the file itself.
 void watchCompilerBranches(clang::Preprocessor &preprocessor, std::shared_ptr<std::vector<CompilerBranchSite>> found);
 
 } // namespace cudaperf::analysis

@@ -66,6 +66,7 @@ bool runOnLargeStack(clang::tooling::ToolInvocation &invocation, std::string &di
   stream.flush();
   return ran;
 }
+
 bool readsHostSide(const std::vector<std::string> &commandLine) {
   return std::find(commandLine.begin(), commandLine.end(), "--cuda-device-only") == commandLine.end();
 }
@@ -183,6 +184,8 @@ SourceAnalysis analyzeSource(std::string_view source, std::string_view fileName,
   result.compilerDiagnostics = std::move(diagnosticText);
   if (!result.reports.empty() && readsHostSide(commandLine))
     addDevicePass(result.reports.front(), path, options, compilerArgs, *fileManager);
+  else if (!result.reports.empty()) // the caller asked for the device side: the report is that pass
+    result.reports.front().devicePassFeatures = result.reports.front().features;
   return result;
 }
 

@@ -267,3 +267,14 @@ TEST(AnalyzerCompilerBranches, TestsOnlyTheDevicePassReachesJoinTheReport) {
   EXPECT_TRUE(json.contains("device_pass"));
   EXPECT_EQ(json.at("compiler_branches").as_array().size(), 2u);
 }
+
+// A caller that asks for the device side gets one pass, which is the device pass.
+TEST(AnalyzerCompilerBranches, AReadOfTheDeviceSideIsItsOwnDevicePass) {
+  const SourceAnalysis analysis =
+      analyzeSource("#include \"cuda.h\"\n__global__ void k(float* b) { b[threadIdx.x * 2] = 0.f; }\n", "kernel.cu", {},
+                    {"-nocudainc", "-nocudalib", "-I/mock", "--cuda-device-only"}, {{"/mock/cuda.h", mockHeader()}});
+  ASSERT_EQ(analysis.reports.size(), 1u);
+  ASSERT_TRUE(analysis.reports[0].devicePassFeatures.has_value());
+  EXPECT_EQ(analysis.reports[0].devicePassFeatures->toArray(), analysis.reports[0].features.toArray());
+  EXPECT_DOUBLE_EQ(analysis.reports[0].features.coal, 0.4);
+}

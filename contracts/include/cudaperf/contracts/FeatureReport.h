@@ -191,10 +191,9 @@ struct HostSummary {
 struct CompilerBranch {
   std::string macro; // as written: __CUDA_ARCH__, __clang__, ... or "##" (a pasted name in a condition)
   unsigned line = 0;
-  // __CUDA_ARCH__ and its family: Clang's own device pass defines them as
-  // nvcc's does, so a second analysis of that pass sees the code that runs.
-  // The others (__clang__, __NVCC__, __CUDACC_VER_MAJOR__, ...) no Clang
-  // pass can read as nvcc does.
+  // __CUDA_ARCH__: Clang's own device pass defines it as nvcc's does, so the
+  // analysis's device pass reads the code that runs. The others (__clang__,
+  // __NVCC__, __GNUC__, ...) no Clang pass can read as nvcc does.
   bool side = false;
 };
 
@@ -209,8 +208,8 @@ struct TranslationUnitReport {
   std::vector<Diagnostic> diagnostics;
   unsigned errors = 0; // compiler errors in the TU (the kernels that parsed are still reported)
   std::vector<CompilerBranch> compilerBranches;
-  // The aggregated features of Clang's device pass of the same source, where
-  // the analysis ran one (side branches, and no side chosen by the caller).
+  // The aggregated features of Clang's device pass of the same source
+  // (analyzeSource adds it to every report; the plugin and cudaperf-features do not).
   std::optional<FeatureVector> devicePassFeatures;
 };
 

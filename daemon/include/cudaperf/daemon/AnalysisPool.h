@@ -24,8 +24,8 @@ namespace cudaperf {
 
 struct AnalysisPoolOptions {
   std::filesystem::path server; // cudaperf-analysis-server
-  std::map<std::string, std::filesystem::path>
-      precompiledHeaders;             // arch or arch:device -> .pch (their folder becomes visible)
+  // arch (host pass) or arch:device (device pass) -> .pch; their folder becomes visible.
+  std::map<std::string, std::filesystem::path> precompiledHeaders;
   std::vector<std::string> extraArgs; // more Clang flags for every analysis
   unsigned servers = 2;               // analyses at once
   double timeoutSeconds = 10;

@@ -58,7 +58,7 @@ struct DaemonConfig {
   bool strRelativeToBaseline = true;
   // R_str of a candidate the analysis cannot read (with a ranker loaded).
   // Below every score the bundled ranker gives a readable kernel (relative
-  // scores of the 373 measured variants: -2.61 to 2.68): breaking the
+  // scores of the 504 measured sources: -2.62 to 2.66): breaking the
   // analysis never pays.
   double strUnreadable = -4.0;
 };
