@@ -2,6 +2,7 @@
 // fuzzer). Parses a source held in memory with libTooling.
 #include "cudaperf/analysis/Analyzer.h"
 
+#include "CacheHintIntrinsics.h"
 #include "FeatureAction.h"
 
 #include <clang/Basic/DiagnosticOptions.h>
@@ -43,6 +44,8 @@ inMemoryFiles(const std::vector<std::pair<std::string, std::string>> &files) {
   memory->addFile(std::string(kCompatDirectory) + "/texture_fetch_functions.h", 0,
                   llvm::MemoryBuffer::getMemBufferCopy("", "texture_fetch_functions.h"));
   memory->addFile(kPreambleSource, 0, llvm::MemoryBuffer::getMemBufferCopy("", kPreambleSource));
+  memory->addFile(kCacheHintIntrinsicsPath, 0,
+                  llvm::MemoryBuffer::getMemBufferCopy(cacheHintIntrinsicsHeader(), kCacheHintIntrinsicsPath));
   for (const auto &[path, contents] : files)
     memory->addFile(path, 0, llvm::MemoryBuffer::getMemBufferCopy(contents, path));
   return llvm::makeIntrusiveRefCnt<clang::FileManager>(clang::FileSystemOptions(), overlay);
@@ -155,6 +158,9 @@ std::vector<std::string> analysisCompilerArgs(const AnalysisOptions &options,
     args.push_back("-include-pch");
     args.push_back(options.precompiledHeader);
   }
+  // After the precompiled header, which has it already (then a no-op).
+  args.push_back("-include");
+  args.push_back(kCacheHintIntrinsicsPath);
   args.insert(args.end(), userArgs.begin(), userArgs.end());
   return args;
 }

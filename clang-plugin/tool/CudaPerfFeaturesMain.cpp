@@ -5,6 +5,7 @@
 //   cudaperf-features a.cu b.cu                    a JSON array, one report per file
 //   cudaperf-features -p build/ src/k.cu           flags from the compilation database
 //   cudaperf-features k.cu -- -I include -DN=4     explicit flags
+#include "CacheHintIntrinsics.h"
 #include "FeatureAction.h"
 #include "cudaperf/contracts/ReportJson.h"
 #include "cudaperf/contracts/ReportText.h"
@@ -84,6 +85,8 @@ int main(int argc, const char **argv) {
   const std::vector<std::string> analysisArgs = cudaperf::analysisCompilerArgs(options, {});
   tool.appendArgumentsAdjuster(
       clang::tooling::getInsertArgumentAdjuster(analysisArgs, clang::tooling::ArgumentInsertPosition::BEGIN));
+  const std::string cacheHints = cudaperf::cacheHintIntrinsicsHeader(); // mapVirtualFile keeps a reference
+  tool.mapVirtualFile(cudaperf::kCacheHintIntrinsicsPath, cacheHints);
 
   std::vector<cudaperf::TranslationUnitReport> reports;
   FeatureActionFactory factory(options, reports);

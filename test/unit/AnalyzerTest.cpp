@@ -122,6 +122,11 @@ TEST(Analyzer, PrecompiledHeadersGiveTheSameReport) {
       "void run(float *h, float *d_in, float *d_out, int w) {\n"
       "  cudaMemcpy(d_in, h, w * w * 4, cudaMemcpyHostToDevice);\n"
       "  tile<<<dim3(w / 32, w / 32), dim3(32, 32)>>>(d_in, d_out, w);\n"
+      "}\n",
+      // nvcc's cache-hint loads and stores, which Clang 19 does not declare (the analysis does).
+      "__global__ void stream(const int4 *in, int4 *out, const float *b, float *c, int n) {\n"
+      "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+      "  if (i < n) { __stcs(out + i, __ldcs(in + i)); __stcg(c + i, __ldlu(b + i) + __ldcv(b + i)); }\n"
       "}\n"};
   for (const std::string &source : sources) {
     const SourceAnalysis cold = analyzeSource(source, "k.cu", options, {});
@@ -131,7 +136,17 @@ TEST(Analyzer, PrecompiledHeadersGiveTheSameReport) {
     ASSERT_EQ(hot.reports.size(), 1u);
     EXPECT_EQ(cold.reports[0].errors, 0u) << cold.compilerDiagnostics;
     EXPECT_EQ(reportToJson(hot.reports[0]), reportToJson(cold.reports[0]));
+    ASSERT_TRUE(hot.reports[0].devicePassFeatures.has_value()) << "the device pass read it too";
+    EXPECT_EQ(hot.reports[0].devicePassFeatures->gmem, hot.reports[0].features.gmem);
   }
+  const SourceAnalysis hints = analyzeSource(sources[2], "k.cu", warm, {});
+  ASSERT_EQ(hints.reports.size(), 1u);
+  ASSERT_EQ(hints.reports[0].kernels.size(), 1u);
+  std::size_t loads = 0, stores = 0;
+  for (const auto &access : hints.reports[0].kernels[0].accesses)
+    (access.kind == AccessKind::Load ? loads : stores) += access.space == MemorySpace::Global;
+  EXPECT_EQ(loads, 3u);
+  EXPECT_EQ(stores, 2u);
   // A device function called from host code: a CUDA call-side diagnostic of
   // the candidate's own code, still reported with the header's skipped.
   const SourceAnalysis misuse = analyzeSource("__device__ float deviceOnly(float);\n"
