@@ -121,15 +121,25 @@ void TaskBuffers::loadExpected(const std::string &blob, std::size_t &offset, con
 namespace {
 
 // A trusted oracle that could not compute (an imported task's PyTorch server
-// that died writes NaN everywhere) is the task's fault: never a candidate's
-// wrong answer.
-void rejectAllNan(const TaskSpec &task, const ArgumentSpec &spec, const void *data, std::size_t bytes) {
-  if (spec.type != ElementType::Float32 || bytes < sizeof(float))
-    return;
-  const auto *values = static_cast<const float *>(data);
-  if (std::all_of(values, values + bytes / sizeof(float), [](float v) { return std::isnan(v); }))
-    throw TaskError("task '" + task.name + "': the reference wrote NaN to every element of '" + spec.name +
-                    "' for a timed call (a broken reference, not the candidate's doing)");
+// that died writes NaN to float outputs and 0xFF to every byte of integer
+// ones) is the task's fault: never a candidate's wrong answer.
+void rejectPoisonedOutput(const TaskSpec &task, const ArgumentSpec &spec, const void *data, std::size_t bytes) {
+  bool poisoned = false;
+  if (spec.type == ElementType::Float32 && bytes >= sizeof(float)) {
+    const auto *values = static_cast<const float *>(data);
+    poisoned = std::all_of(values, values + bytes / sizeof(float), [](float v) { return std::isnan(v); });
+  } else if ((spec.type == ElementType::Int64 || spec.type == ElementType::Int32 || spec.type == ElementType::UInt8) &&
+             bytes > 0) {
+    const auto *raw = static_cast<const unsigned char *>(data);
+    poisoned = std::all_of(raw, raw + bytes, [](unsigned char b) { return b == 0xFF; });
+  }
+  if (poisoned)
+    throw TaskError("task '" + task.name +
+                    "': the reference wrote its failure pattern (NaN, or every byte 0xFF) to "
+                    "every element of '" +
+                    spec.name +
+                    "' for a timed call (a broken reference, not the candidate's "
+                    "doing)");
 }
 
 } // namespace
@@ -160,7 +170,7 @@ void TaskBuffers::runOracle(EntryFunction entry, const SizeBinding &sizes) {
   if (!memory_.device()) // the host reference, where its outputs can be read for free
     for (std::size_t a = 0; a < task_.args.size(); ++a)
       if (task_.args[a].pointer && task_.args[a].intent != Intent::In)
-        rejectAllNan(task_, task_.args[a], arguments_[a].expected, bytesOf(a, sizes));
+        rejectPoisonedOutput(task_, task_.args[a], arguments_[a].expected, bytesOf(a, sizes));
 }
 
 void TaskBuffers::runHostReference(EntryFunction entry, const SizeBinding &sizes) {
@@ -180,7 +190,7 @@ void TaskBuffers::runHostReference(EntryFunction entry, const SizeBinding &sizes
   callEntry(entry, registers);
   for (std::size_t a = 0; a < task_.args.size(); ++a)
     if (isOutput(task_.args[a])) {
-      rejectAllNan(task_, task_.args[a], host[a].data(), host[a].size());
+      rejectPoisonedOutput(task_, task_.args[a], host[a].data(), host[a].size());
       memory_.upload(arguments_[a].expected, host[a].data(), host[a].size());
     }
 }

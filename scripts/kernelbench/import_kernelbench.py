@@ -11,7 +11,8 @@ parameters, buffers and outputs; the task written for it has the entry
                            parameters and buffers in named_parameters /
                            named_buffers order, then the outputs)
 
-over float32 buffers (device pointers on a GPU task), every shape fixed by
+over buffers (device pointers on a GPU task) of float32, int64, int32 or
+bool (one byte) elements, every shape fixed by
 the problem and the scalars of get_init_inputs() baked in. The reference is the
 module itself (reference.c starts reference_server.py beside it), with its
 parameters and buffers drawn from the evaluation's secret seed like any input.
@@ -41,23 +42,74 @@ class Refused(Exception):
     """A problem this importer cannot express as a task; the message says why."""
 
 
+# Element types an argument may have: torch's name -> (the task's type, the C
+# type of the signature, bytes). Half precision and the rest are refused.
+ELEMENT_TYPES = {"float32": ("float32", "float", 4), "int64": ("int64", "long long", 8),
+                 "int32": ("int32", "int", 4), "bool": ("uint8", "bool", 1)}
+
+
+def dtype_name(tensor):
+    return str(tensor.dtype).replace("torch.", "")
+
+
+def check_dtype(tensor, what, allowed=ELEMENT_TYPES):
+    name = dtype_name(tensor)
+    if name not in allowed:
+        raise Refused("%s is %s (supported: %s)" % (what, tensor.dtype, ", ".join(allowed)))
+    return name
+
+
 # ---------------------------------------------------------------- probe side
 
-def describe_distribution(tensors):
-    """The init of an input, from the values get_inputs() drew: uniform(0, 1)
-    for torch.rand-like data, else normal with the observed spread."""
+SAMPLE = 1 << 20  # elements of an input kept to describe its spread (KernelBench's tensors reach GBs)
+
+
+def summarize_input(tensor):
+    """What describe_distribution needs of one drawn input, without keeping
+    it: exact extremes and a strided sample."""
     import torch
-    values = torch.cat([t.detach().reshape(-1).to(torch.float64) for t in tensors])
-    if values.numel() == 0:
+    flat = tensor.detach().reshape(-1)
+    if flat.numel() == 0:
+        return {"floating": tensor.is_floating_point(), "empty": True}
+    if not tensor.is_floating_point():
+        flat = flat.to(torch.int64) if flat.dtype == torch.bool else flat
+        return {"floating": False, "min": int(flat.min().item()), "max": int(flat.max().item())}
+    stride = max(1, flat.numel() // SAMPLE)
+    return {"floating": True, "min": flat.min().item(), "max": flat.max().item(),
+            "sample": flat[::stride][:SAMPLE].to(torch.float64).clone()}
+
+
+def describe_distribution(summaries):
+    """The init of an input, from the values get_inputs() drew (summaries of
+    both draws): uniform(0, 1) for torch.rand-like data, else normal with the
+    observed spread; integers and booleans uniform over the range seen (class
+    labels stay valid indices, a mask stays 0 or 1)."""
+    import torch
+    summaries = [s for s in summaries if not s.get("empty")]
+    if not summaries:
         return {"dist": "constant", "value": 0}
-    low, high = values.min().item(), values.max().item()
+    low, high = min(s["min"] for s in summaries), max(s["max"] for s in summaries)
     if low == high:
         return {"dist": "constant", "value": low}
+    if not summaries[0]["floating"]:
+        return {"dist": "randint", "low": low, "high": high + 1}
     if low >= 0 and high <= 1:
         return {"dist": "uniform", "low": 0, "high": 1}
+    values = torch.cat([s["sample"] for s in summaries])
     std = values.std().item()
     return {"dist": "normal", "mean": 0 if abs(values.mean().item()) < 0.1 * std else round(values.mean().item(), 3),
             "stddev": float("%.3g" % std)}
+
+
+def output_digest(tensor):
+    """The bytes of an output, hashed chunk by chunk: exact (NaN included)
+    without holding two copies of a GB-sized output."""
+    import hashlib
+    digest = hashlib.sha256(str((list(tensor.shape), str(tensor.dtype))).encode())
+    flat = tensor.detach().reshape(-1)
+    for chunk in flat.split(1 << 24):
+        digest.update(chunk.contiguous().numpy().tobytes())
+    return digest.hexdigest()
 
 
 def describe_parameter(tensor):
@@ -83,8 +135,7 @@ def as_outputs(result, what):
     for k, value in enumerate(results):
         if not isinstance(value, torch.Tensor):
             raise Refused("%s %d is a %s, not a tensor" % (what, k, type(value).__name__))
-        if value.dtype != torch.float32:
-            raise Refused("%s %d is %s (only float32 is supported)" % (what, k, value.dtype))
+        check_dtype(value, "%s %d" % (what, k))
     return results
 
 
@@ -107,35 +158,48 @@ def probe(path):
     # As built: a forward in training mode updates buffers (a BatchNorm's running statistics).
     initial = {name: tensor.detach().clone() for name, tensor in list(model.named_parameters()) +
                list(model.named_buffers())}
-    draws = []
-    for seed in (1, 2):
+
+    def draw(seed):
         torch.manual_seed(seed)
-        inputs = list(namespace["get_inputs"]())
-        for k, value in enumerate(inputs):
+        values = list(namespace["get_inputs"]())
+        for k, value in enumerate(values):
             if not isinstance(value, torch.Tensor):
                 raise Refused("get_inputs()[%d] is a %s: only tensors can be inputs (bake scalars into "
                               "get_init_inputs)" % (k, type(value).__name__))
-            if value.dtype != torch.float32:
-                raise Refused("get_inputs()[%d] is %s (only float32 is supported)" % (k, value.dtype))
+            check_dtype(value, "get_inputs()[%d]" % k)
+        return values
+
+    def forward(values, seed=None):
         with torch.no_grad():
-            outputs = as_outputs(model(*inputs), "output")
-        draws.append((inputs, outputs))
-    (inputs, outputs), (_, outputs2) = draws
-    if [list(o.shape) for o in outputs] != [list(o.shape) for o in outputs2]:
-        raise Refused("the output shape depends on the input values (%s, then %s)" % (
-            [list(o.shape) for o in outputs], [list(o.shape) for o in outputs2]))
+            if seed is not None:  # from the state as built, so a training-mode update does not carry over
+                for name, tensor in list(model.named_parameters()) + list(model.named_buffers()):
+                    tensor.copy_(initial[name])
+                torch.manual_seed(seed)
+            return as_outputs(model(*values), "output")
+
+    # One draw's tensors at a time, summarised and let go: KernelBench's
+    # inputs and outputs reach GBs each.
+    inputs = draw(1)
+    summaries = [[summarize_input(t)] for t in inputs]
+    input_meta = [(list(t.shape), dtype_name(t)) for t in inputs]
+    outputs = forward(inputs)
+    output_meta = [(list(o.shape), dtype_name(o)) for o in outputs]
+    del outputs
     # The reference must be a function of its arguments: the same inputs and
     # state twice, the same outputs (dropout in training mode is not).
-    again = []
-    for _ in range(2):
-        with torch.no_grad():
-            for name, tensor in list(model.named_parameters()) + list(model.named_buffers()):
-                tensor.copy_(initial[name])
-            torch.manual_seed(len(again) + 3)
-            again.append(as_outputs(model(*inputs), "output"))
-    if any(not torch.equal(a, b) for a, b in zip(*again)):
+    digests = [[output_digest(o) for o in forward(inputs, seed)] for seed in (3, 4)]
+    if digests[0] != digests[1]:
         raise Refused("the forward is not deterministic: the same inputs and parameters gave different outputs "
                       "(dropout or another random op in training mode?)")
+    del inputs
+    second = draw(2)
+    for k, tensor in enumerate(second):
+        summaries[k].append(summarize_input(tensor))
+    second_shapes = [list(o.shape) for o in forward(second)]
+    del second
+    if [shape for shape, _ in output_meta] != second_shapes:
+        raise Refused("the output shape depends on the input values (%s, then %s)" % (
+            [shape for shape, _ in output_meta], second_shapes))
 
     arguments, skipped = [], []
     try:
@@ -154,26 +218,28 @@ def probe(path):
         used.add(name)
         return name
 
-    for k, tensor in enumerate(inputs):
+    for k, (shape, dtype) in enumerate(input_meta):
         name = forward_names[k] if k < len(forward_names) and not forward_names[k].startswith("*") else "x%d" % k
-        arguments.append({"name": unique(name), "role": "input", "shape": list(tensor.shape),
-                          "init": describe_distribution([d[0][k] for d in draws])})
+        arguments.append({"name": unique(name), "role": "input", "shape": shape, "dtype": dtype,
+                          "init": describe_distribution(summaries[k])})
     for role, items in (("parameter", model.named_parameters()), ("buffer", model.named_buffers())):
         for module_name, tensor in items:
             if tensor.dtype != torch.float32:
                 if role == "buffer" and not tensor.is_floating_point():
                     skipped.append("%s (%s buffer, not read by forward's float math)" % (module_name, tensor.dtype))
                     continue
-                raise Refused("%s %s is %s (only float32 is supported)" % (role, module_name, tensor.dtype))
+                raise Refused("%s %s is %s (parameters and float buffers must be float32)" % (
+                    role, module_name, tensor.dtype))
             arguments.append({"name": unique(module_name.replace(".", "_")), "role": role,
-                              "module_name": module_name, "shape": list(tensor.shape),
+                              "module_name": module_name, "shape": list(tensor.shape), "dtype": "float32",
                               "init": describe_parameter(initial[module_name])})
-    for k, tensor in enumerate(outputs):
-        arguments.append({"name": unique("out" if len(outputs) == 1 else "out%d" % k), "role": "output",
-                          "shape": list(tensor.shape)})
+    for k, (shape, dtype) in enumerate(output_meta):
+        arguments.append({"name": unique("out" if len(output_meta) == 1 else "out%d" % k), "role": "output",
+                          "shape": shape, "dtype": dtype})
     if len(arguments) > MAX_ARGUMENTS:
         raise Refused("%d arguments (%d inputs, %d parameters and buffers, %d outputs): the entry takes at most %d"
-                      % (len(arguments), len(inputs), len(arguments) - len(inputs) - len(outputs), len(outputs),
+                      % (len(arguments), len(input_meta), len(arguments) - len(input_meta) - len(output_meta),
+                         len(output_meta),
                          MAX_ARGUMENTS))
     return {"ok": True, "init_inputs": init_inputs, "arguments": arguments, "skipped": skipped,
             "seconds": time.time() - started, "torch": torch.__version__}
@@ -205,26 +271,36 @@ def numel(shape):
     return count
 
 
+def element(argument):
+    """(task type, C type, bytes) of an argument; tasks imported before
+    arguments had a dtype are float32."""
+    return ELEMENT_TYPES[argument.get("dtype", "float32")]
+
+
 def signature_of(name, arguments):
     parts = []
     for argument in arguments:
         constant = "" if argument["role"] == "output" else "const "
-        parts.append("%sfloat *%s" % (constant, argument["name"]))
+        parts.append("%s%s *%s" % (constant, element(argument)[1], argument["name"]))
     return 'extern "C" void %s(%s)' % (name, ", ".join(parts))
 
 
 def reference_c(name, arguments, problem):
     """The task's reference: the C entry the harness calls, forwarding the
     buffers to reference_server.py (the module itself) over a socket pair."""
-    bytes_ = ", ".join("%dLL" % (4 * numel(a["shape"])) for a in arguments)
-    outputs = ", ".join("1" if a["role"] == "output" else "0" for a in arguments)
+    bytes_ = ", ".join("%dLL" % (element(a)[2] * numel(a["shape"])) for a in arguments)
+    # 1: a float output (NaN on failure), 2: an integer or bool output (every
+    # byte 0xFF on failure), 0: an input.
+    outputs = ", ".join(("1" if element(a)[0] == "float32" else "2") if a["role"] == "output" else "0"
+                        for a in arguments)
     params = ", ".join("intptr_t a%d" % k for k in range(MAX_ARGUMENTS))
     return r'''/* Generated by cudaperf import-kernelbench from %(problem)s.
    The reference is the PyTorch module itself: the first call starts
    reference_server.py (beside this file, found through __FILE__) with the
    Python that imported the problem (CUDAPERF_PYTHON overrides it) and keeps
    it; each call sends the inputs' bytes and reads the outputs'. On any failure
-   the outputs are NaN, which the trusted side reports as a broken task. */
+   float outputs are NaN and integer ones all bytes 0xFF, which the trusted
+   side reports as a broken task. */
 #define _GNU_SOURCE
 #include <libgen.h>
 #include <limits.h>
@@ -313,9 +389,11 @@ void %(name)s(%(params)s) {
       waitpid(serverPid, NULL, WNOHANG); /* reaped if it is gone; a hung one ends with its input closed */
     serverPid = -1;
     for (int i = 0; i < kArguments; ++i)
-      if (kIsOutput[i])
+      if (kIsOutput[i] == 1)
         for (long long k = 0; k < kBytes[i] / 4; ++k)
           ((float *)args[i])[k] = NAN;
+      else if (kIsOutput[i] == 2)
+        memset((void *)args[i], 0xFF, (size_t)kBytes[i]);
   }
   pthread_mutex_unlock(&lock);
 }
@@ -331,20 +409,24 @@ def write_task(path, found, out_dir, memory):
     signature = signature_of(name, arguments)
     args = []
     for argument in arguments:
-        entry = {"name": argument["name"], "type": "float32*",
+        entry = {"name": argument["name"], "type": element(argument)[0] + "*",
                  "intent": "out" if argument["role"] == "output" else "in", "size": str(numel(argument["shape"]))}
-        if argument["role"] == "input":
+        if argument["role"] == "input" and element(argument)[0] != "float32":
+            entry["init"] = argument["init"]  # labels, indices, masks: only the range get_inputs() drew is valid
+        elif argument["role"] == "input":
             # What get_inputs() draws, and a second spread (a kernel tuned to one distribution fails it).
             entry["init"] = [argument["init"], {"dist": "uniform", "low": -2, "high": 2}]
         elif argument["role"] != "output":
             entry["init"] = argument["init"]
         args.append(entry)
-    order = "; ".join("%s: %s %s" % (a["name"], a["role"] if a["role"] != "parameter" else "parameter " +
-                                     a["module_name"], "x".join(map(str, a["shape"])) or "scalar")
+    order = "; ".join("%s: %s %s%s" % (a["name"], a["role"] if a["role"] != "parameter" else "parameter " +
+                                       a["module_name"], "x".join(map(str, a["shape"])) or "scalar",
+                                       "" if element(a)[0] == "float32" else " " + a["dtype"])
                       for a in arguments)
     source = open(path).read()
-    description = ("KernelBench problem %s, as PyTorch:\n\n%s\n\nWrite `%s`: the arguments are float32 buffers, "
-                   "contiguous (row-major) in the shapes below, in this order: the forward inputs, then the "
+    description = ("KernelBench problem %s, as PyTorch:\n\n%s\n\nWrite `%s`: the arguments are buffers "
+                   "(float32 unless the signature says otherwise; a bool is one byte, 0 or 1), contiguous "
+                   "(row-major) in the shapes below, in this order: the forward inputs, then the "
                    "module's parameters and buffers (named_parameters, then named_buffers), then the outputs. "
                    "get_init_inputs() = %s is fixed. %s." % (os.path.basename(path), source.strip(), signature,
                                                              json.dumps(found["init_inputs"]), order))
@@ -371,7 +453,9 @@ def problem_files(paths):
     files = []
     for path in paths:
         if os.path.isdir(path):
-            files += sorted(glob.glob(os.path.join(path, "**", "*.py"), recursive=True))
+            # In the problems' numeric order (2_x before 10_x), as KernelBench lists them.
+            files += sorted(glob.glob(os.path.join(path, "**", "*.py"), recursive=True),
+                            key=lambda f: [int(p) if p.isdigit() else p for p in re.split(r"(\d+)", f)])
         else:
             files.append(path)
     return files
@@ -398,7 +482,8 @@ def main():
         parser.error("--out TASKS_DIR is required")
     os.makedirs(args.out, exist_ok=True)
     rows, imported = [], 0
-    for path in problem_files(args.paths):
+    paths = problem_files(args.paths)
+    for number, path in enumerate(paths, 1):
         started = time.time()
         try:
             run = subprocess.run([sys.executable, os.path.abspath(__file__), "--probe", path], capture_output=True,
@@ -414,6 +499,9 @@ def main():
             rows.append((os.path.basename(path), "imported", "%s  %s" % (name, signature), time.time() - started))
         else:
             rows.append((os.path.basename(path), "refused", found["reason"], time.time() - started))
+        # Progress as it goes (a level of KernelBench takes minutes); the table follows on stdout.
+        print("[%d/%d] %s: %s in %.1f s" % (number, len(paths), rows[-1][0], rows[-1][1], rows[-1][3]),
+              file=sys.stderr, flush=True)
     width = max([len(r[0]) for r in rows] + [7])
     print("%-*s  %-8s  %7s  %s" % (width, "problem", "result", "seconds", "task, or why not"))
     for problem, result, detail, seconds in rows:

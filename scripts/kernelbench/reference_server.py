@@ -20,6 +20,14 @@ import sys
 import torch
 
 
+# An argument's element type (tasks imported before arguments had one are float32).
+DTYPES = {"float32": torch.float32, "int64": torch.int64, "int32": torch.int32, "bool": torch.bool}
+
+
+def dtype_of(argument):
+    return DTYPES[argument.get("dtype", "float32")]
+
+
 def read_exactly(stream, count):
     data = bytearray()
     while len(data) < count:
@@ -51,10 +59,14 @@ def main():
             count = 1
             for extent in argument["shape"]:
                 count *= extent
-            data = read_exactly(stdin, 4 * count)
+            dtype = dtype_of(argument)
+            data = read_exactly(stdin, torch.empty((), dtype=dtype).element_size() * count)
             if data is None:
                 return  # the reference's process ended
-            tensors.append(torch.frombuffer(bytearray(data), dtype=torch.float32).reshape(argument["shape"]))
+            if dtype == torch.bool:  # one byte per element; a byte other than 0 is true, as in C
+                tensors.append((torch.frombuffer(bytearray(data), dtype=torch.uint8) != 0).reshape(argument["shape"]))
+            else:
+                tensors.append(torch.frombuffer(bytearray(data), dtype=dtype).reshape(argument["shape"]))
         forward_inputs = []
         with torch.no_grad():
             for argument, tensor in zip(inputs, tensors):
@@ -67,7 +79,7 @@ def main():
         if len(results) != len(outputs):
             sys.exit("the module returned %d outputs, the task has %d" % (len(results), len(outputs)))
         for argument, tensor in zip(outputs, results):
-            tensor = tensor.detach().to(torch.float32).contiguous()
+            tensor = tensor.detach().to(dtype_of(argument)).contiguous()
             if list(tensor.shape) != argument["shape"]:
                 sys.exit("output %s has shape %s, the task %s" % (argument["name"], list(tensor.shape),
                                                                   argument["shape"]))

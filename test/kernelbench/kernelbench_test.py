@@ -3,10 +3,13 @@
 `cudaperf import-kernelbench`, then host-memory C candidates through the
 judge against the PyTorch reference (no GPU needed):
 
-  - 6 of the 9 problems import, the other three are refused with their reason;
+  - 9 of the 12 problems import (int64 labels and indices, a bool mask among
+    them), the other three are refused with their reason;
   - the entry signatures list the inputs, then parameters and buffers, then outputs;
   - correct candidates are ok, wrong ones (a threshold, a missing bias,
-    BatchNorm's evaluation mode for a module in training mode) are wrong_answer;
+    BatchNorm's evaluation mode for a module in training mode, int64 labels
+    read as int32, int64 indices written as int32, an ignored mask) are
+    wrong_answer;
   - a reference that cannot run (no Python there) is the task's fault
     (bad_task), never the candidate's.
 
@@ -52,10 +55,10 @@ try:
     print(run.stdout + run.stderr)
     lines = run.stdout.splitlines()
     refused = {line.split()[0]: line for line in lines if " refused " in line}
-    check("6 of 9 imported" in run.stdout and run.returncode == 3, "6 of 9 problems imported (exit 3: some refused)")
+    check("9 of 12 imported" in run.stdout and run.returncode == 3, "9 of 12 problems imported (exit 3: some refused)")
     check("depends on the input values" in refused.get("7_positive_values.py", ""),
           "a data-dependent output shape is refused with its reason")
-    check("int64" in refused.get("8_argmax_indices.py", ""), "an int64 output is refused with its reason")
+    check("float16" in refused.get("12_half_precision.py", ""), "a float16 input is refused with its reason")
     check("not deterministic" in refused.get("9_dropout_train.py", ""), "a random forward (dropout) is refused")
 
     def spec(name):
@@ -68,6 +71,16 @@ try:
           'const float *extra_bias, const float *linear_weight, const float *linear_bias, float *out)',
           "named_parameters order: the module's own parameter, then its children's")
     check(spec("kb_2_sum_over_dim")["kernelbench"]["init_inputs"] == [1], "get_init_inputs() is baked in")
+    check(spec("kb_8_argmax_indices")["signature"] ==
+          'extern "C" void kb_8_argmax_indices(const float *x, long long *out)', "an int64 output is a long long *")
+    entropy = {a["name"]: a for a in spec("kb_10_cross_entropy")["args"]}
+    check(spec("kb_10_cross_entropy")["signature"] == 'extern "C" void kb_10_cross_entropy(const float *predictions, '
+          'const long long *targets, float *out)' and entropy["targets"]["type"] == "int64*" and
+          entropy["targets"]["init"] == {"dist": "randint", "low": 0, "high": 10},
+          "int64 labels: drawn over the range get_inputs() showed (valid class indices), never a float spread")
+    masked = {a["name"]: a for a in spec("kb_11_masked_cumsum")["args"]}
+    check(masked["mask"]["type"] == "uint8*" and "const bool *mask" in spec("kb_11_masked_cumsum")["signature"] and
+          masked["mask"]["init"] == {"dist": "randint", "low": 0, "high": 2}, "a bool mask: one byte, 0 or 1")
     bn = {a["name"]: a for a in spec("kb_6_batchnorm_train")["args"]}
     check(bn["bn_running_var"]["init"] == {"dist": "uniform", "low": 0.5, "high": 1.5} and
           bn["bn_weight"]["init"]["dist"] != "constant" and "bn_num_batches_tracked" not in bn,
@@ -89,7 +102,12 @@ try:
              ("kb_4_conv2d", "conv_ok.c", "ok"), ("kb_4_conv2d", "conv_no_bias.c", "wrong_answer"),
              ("kb_5_linear_gelu_scale", "linear_gelu_ok.c", "ok"),
              ("kb_6_batchnorm_train", "batchnorm_ok.c", "ok"),
-             ("kb_6_batchnorm_train", "batchnorm_eval_mode.c", "wrong_answer")]
+             ("kb_6_batchnorm_train", "batchnorm_eval_mode.c", "wrong_answer"),
+             ("kb_8_argmax_indices", "argmax_ok.c", "ok"), ("kb_8_argmax_indices", "argmax_int32.c", "wrong_answer"),
+             ("kb_10_cross_entropy", "cross_entropy_ok.c", "ok"),
+             ("kb_10_cross_entropy", "cross_entropy_int32_labels.c", "wrong_answer"),
+             ("kb_11_masked_cumsum", "masked_cumsum_ok.c", "ok"),
+             ("kb_11_masked_cumsum", "masked_cumsum_unmasked.c", "wrong_answer")]
 
     def judged(task, library, env, seed="fresh"):
         reference = os.path.join(refs, task + ".so")

@@ -375,9 +375,31 @@ TEST(Judge, AReferenceThatBreaksAtTheTimedCallsIsTheTasksVerdict) {
   // NaN everywhere from it is a broken task, not the candidate's wrong answer.
   const auto r = judge(kScaleTask, "scale", CUDAPERF_REFERENCE_NAN_AT_BENCHMARK, {CUDAPERF_SCALE_REFERENCE});
   EXPECT_EQ(statusOf(r[0]), "bad_task") << json::serialize(r[0]);
-  EXPECT_NE(errorOf(r[0]).find("NaN to every element of 'out'"), std::string::npos) << errorOf(r[0]);
+  EXPECT_NE(errorOf(r[0]).find("failure pattern (NaN, or every byte 0xFF) to every element of 'out'"),
+            std::string::npos)
+      << errorOf(r[0]);
   // The control: the same candidate against a working reference is ok.
   EXPECT_EQ(statusOf(scale({CUDAPERF_SCALE_REFERENCE})[0]), "ok");
+}
+
+TEST(Judge, AReferenceWithIntegerOutputsThatBreaksAtTheTimedCallsIsTheTasksVerdict) {
+  // Integer outputs have no NaN: a dead PyTorch server writes every byte 0xFF
+  // to them (an imported argmax), which is the task's verdict too.
+  const std::string floorTask = R"json({
+    "name": "floor100", "entry": "floor100",
+    "signature": "extern \"C\" void floor100(const float *in, long long *out, int n)",
+    "args": [
+      {"name": "in", "type": "float32*", "intent": "in", "size": "n", "init": {"dist": "uniform", "low": -1, "high": 1}},
+      {"name": "out", "type": "int64*", "intent": "out", "size": "n"},
+      {"name": "n", "type": "int32", "value": "n"}],
+    "sizes": {"correctness": [{"n": 1000}], "benchmark": {"n": 4096}},
+    "memory": "host"
+  })json";
+  const auto r = judge(floorTask, "floor100", CUDAPERF_REFERENCE_INT_POISON_AT_BENCHMARK, {CUDAPERF_FLOOR_REFERENCE});
+  EXPECT_EQ(statusOf(r[0]), "bad_task") << json::serialize(r[0]);
+  EXPECT_NE(errorOf(r[0]).find("every byte 0xFF"), std::string::npos) << errorOf(r[0]);
+  const auto control = judge(floorTask, "floor100", CUDAPERF_FLOOR_REFERENCE, {CUDAPERF_FLOOR_REFERENCE});
+  EXPECT_EQ(statusOf(control[0]), "ok") << json::serialize(control[0]);
 }
 
 TEST(Judge, PoisonedInputsCannotTurnTheReferenceRuleIntoAnUnscoredVerdict) { // class 9
