@@ -71,7 +71,8 @@ std::mutex &ReferenceOutputs::keyMutex(const std::string &key) {
   return *slot;
 }
 
-ReferenceOutputs::ReferenceOutputs(std::filesystem::path cacheDirectory) : cacheDirectory_(std::move(cacheDirectory)) {
+ReferenceOutputs::ReferenceOutputs(std::filesystem::path cacheDirectory, std::size_t memoryBytes)
+    : cacheDirectory_(std::move(cacheDirectory)), memoryBytesLimit_(memoryBytes) {
   if (!cacheDirectory_.empty()) {
     std::filesystem::create_directories(cacheDirectory_);
     std::filesystem::permissions(cacheDirectory_, std::filesystem::perms::owner_all);
@@ -96,6 +97,11 @@ std::string degenerateOutput(const TaskSpec &task, const std::vector<std::vector
     ++output;
   }
   return "";
+}
+
+std::size_t ReferenceOutputs::memoryBytesHeld() {
+  std::lock_guard lock(mutex_);
+  return memoryBytes_;
 }
 
 double ReferenceOutputs::cpuBaselineMs(const TaskSpec &task, const std::string &taskJson,
@@ -200,9 +206,17 @@ ReferenceData ReferenceOutputs::compute(const TaskSpec &task, const std::string 
     return data;
   {
     std::lock_guard lock(mutex_);
-    if (memory_.size() >= 64)
-      memory_.clear(); // expected outputs are MBs: keep only the recent ones
-    memory_[key] = data;
+    // Only the recent ones: dropped all at once when the next would pass the
+    // bound; one larger than the bound is not kept (the disk cache has it).
+    const std::size_t bytes = data.expectedBlob.size();
+    if (memory_.size() >= 64 || memoryBytes_ + bytes > memoryBytesLimit_) {
+      memory_.clear();
+      memoryBytes_ = 0;
+    }
+    if (bytes <= memoryBytesLimit_) {
+      memory_[key] = data;
+      memoryBytes_ += bytes;
+    }
   }
   if (!cacheDirectory_.empty()) {
     std::lock_guard lock(mutex_);

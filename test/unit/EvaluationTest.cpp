@@ -98,6 +98,24 @@ TEST(ReferenceOutputs, ConcurrentEvaluationsOfATaskComputeItOnce) {
   EXPECT_EQ(computed.load(), 1);
 }
 
+TEST(ReferenceOutputs, TheMemoryCacheIsBoundedByBytes) {
+  // Two seeds' expected outputs are 2 x 2 x 1001 floats = 8,008 bytes each.
+  const TaskSpec task = parseTask(kTaskJson, "scale");
+  ReferenceOutputs outputs("", 10000);
+  const auto first = outputs.compute(task, kTaskJson, CUDAPERF_SCALE_REFERENCE, 1, 2, false);
+  EXPECT_EQ(outputs.memoryBytesHeld(), 8008u);
+  EXPECT_TRUE(outputs.compute(task, kTaskJson, CUDAPERF_SCALE_REFERENCE, 1, 2, false).fromCache);
+  outputs.compute(task, kTaskJson, CUDAPERF_SCALE_REFERENCE, 2, 2, false); // past the bound: the first goes
+  EXPECT_EQ(outputs.memoryBytesHeld(), 8008u);
+  const auto recomputed = outputs.compute(task, kTaskJson, CUDAPERF_SCALE_REFERENCE, 1, 2, false);
+  EXPECT_FALSE(recomputed.fromCache);
+  EXPECT_EQ(recomputed.expectedBlob, first.expectedBlob);
+  ReferenceOutputs tiny("", 1000); // one seed's outputs exceed the bound: never held
+  EXPECT_FALSE(tiny.compute(task, kTaskJson, CUDAPERF_SCALE_REFERENCE, 1, 2, false).expectedBlob.empty());
+  EXPECT_EQ(tiny.memoryBytesHeld(), 0u);
+  EXPECT_FALSE(tiny.compute(task, kTaskJson, CUDAPERF_SCALE_REFERENCE, 1, 2, false).fromCache);
+}
+
 TEST(ReferenceOutputs, DegenerateTaskIsRejected) {
   const TaskSpec task = parseTask(kTaskJson, "scale");
   ReferenceOutputs outputs("");

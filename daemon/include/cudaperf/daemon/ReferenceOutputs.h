@@ -31,8 +31,11 @@ struct ReferenceData {
 
 class ReferenceOutputs {
 public:
-  // An empty cache directory disables the cache.
-  explicit ReferenceOutputs(std::filesystem::path cacheDirectory);
+  // An empty cache directory disables the disk cache. The expected outputs
+  // kept in memory are bounded by bytes, not count: an imported KernelBench
+  // task's are GBs per seed.
+  static constexpr std::size_t kDefaultMemoryBytes = std::size_t(2) << 30;
+  explicit ReferenceOutputs(std::filesystem::path cacheDirectory, std::size_t memoryBytes = kDefaultMemoryBytes);
 
   // Throws TaskError when the reference cannot be loaded or when an output
   // is degenerate (the same value everywhere: such a task cannot tell a
@@ -43,6 +46,8 @@ public:
   // The reference on the benchmark inputs: median of up to 3 runs (fewer past 2 s).
   double cpuBaselineMs(const TaskSpec &task, const std::string &taskJson,
                        const std::filesystem::path &referenceLibrary);
+  // Bytes of expected outputs held in memory now (never above the bound).
+  std::size_t memoryBytesHeld();
 
 private:
   std::mutex &keyMutex(const std::string &key);
@@ -52,7 +57,9 @@ private:
   // for the first instead of running the (seconds-long) CPU baseline again.
   std::map<std::string, std::unique_ptr<std::mutex>> keyMutexes_;
   std::map<std::string, ReferenceData> memory_; // recent results, also without a cache directory
-  std::map<std::string, double> cpuBaselines_;  // by task and reference
+  std::size_t memoryBytesLimit_;
+  std::size_t memoryBytes_ = 0;
+  std::map<std::string, double> cpuBaselines_; // by task and reference
 };
 
 // Names the output that is degenerate over `tests` (each: one HostBuffer per
