@@ -123,6 +123,23 @@ Value KernelWalker::evalCall(const CallExpr *call) {
   }
   if (callee && callee->hasBody() && isInlinable(callee))
     return inlineCall(callee, call);
+  // A const method of a value type called on memory, not walked (a system
+  // header's): bf16's `operator float()` in `float x = in[i]`, __half's
+  // conversions. It reads the whole object, as a copy would.
+  if (const auto *method = memberCall ? memberCall->getMethodDecl() : nullptr; method && method->isConst()) {
+    const Expr *object = memberCall->getImplicitObjectArgument();
+    if (object && object->isGLValue() && object->getType()->isRecordType())
+      if (auto address = this->address(object)) {
+        Address whole = *address;
+        whole.type = object->getType();
+        Value read = load(object, whole, object->getType());
+        for (const Expr *arg : call->arguments())
+          eval(arg);
+        if (isFloatingLike(call->getType()))
+          countOps(1, call->getType());
+        return opaqueJoin({&read});
+      }
+  }
 
   Value result = evalChildren(call);
   if (isFloatingLike(call->getType()))

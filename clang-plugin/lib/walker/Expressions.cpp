@@ -214,6 +214,28 @@ Value KernelWalker::moduloConstant(const Value &value, std::int64_t modulus) {
   return opaque(variance, memoryOf(value), paramOf(value));
 }
 
+Value KernelWalker::divideOrModuloBySymbol(BinaryOperatorKind op, const Value &value, const Value &divisor) {
+  // As threadIdx.y is taken as warp-uniform (blockDim.x a multiple of 32), a
+  // thread-invariant divisor is taken as a multiple of 32 lanes: then
+  // `idx / C` is the same for a whole warp and `idx % C` keeps the lane, so
+  // `out[b * T * C + t * C + c]` after `c = idx % C, t = idx / C % T` is
+  // stride 1, as it is in the code that runs. A divisor that varies by lane,
+  // or a dividend whose lane term is not a constant multiple, stays opaque.
+  if (varianceOf(divisor) != Variance::Uniform || divisor.isPointer || varianceOf(value) != Variance::LaneVarying)
+    return opaqueJoin({&value, &divisor});
+  auto laneCoefficient = value.poly.derivative(lane_);
+  if (!laneCoefficient || !laneCoefficient->constantValue() || *laneCoefficient->constantValue() == 0 ||
+      value.poly.without(lane_).variance(symbols_) == Variance::LaneVarying)
+    return opaqueJoin({&value, &divisor});
+  const bool memory = memoryOf(value) || memoryOf(divisor);
+  if (op == BO_Div)
+    return opaque(Variance::WarpUniform, memory, paramOf(value), "warp");
+  Value result;
+  result.poly =
+      Polynomial::symbol(lane_, *laneCoefficient->constantValue()) + opaque(Variance::WarpUniform, memory).poly;
+  return result;
+}
+
 Value KernelWalker::integerArithmetic(BinaryOperatorKind op, const Value &left, const Value &right) {
   Value result;
   const auto rightConstant = right.poly.constantValue();
@@ -228,9 +250,9 @@ Value KernelWalker::integerArithmetic(BinaryOperatorKind op, const Value &left, 
     result.poly = left.poly * right.poly;
     break;
   case BO_Div:
-    return rightConstant ? divideByConstant(left, *rightConstant) : opaqueJoin({&left, &right});
+    return rightConstant ? divideByConstant(left, *rightConstant) : divideOrModuloBySymbol(op, left, right);
   case BO_Rem:
-    return rightConstant ? moduloConstant(left, *rightConstant) : opaqueJoin({&left, &right});
+    return rightConstant ? moduloConstant(left, *rightConstant) : divideOrModuloBySymbol(op, left, right);
   case BO_Shl:
     if (rightConstant && *rightConstant >= 0 && *rightConstant < 62) {
       result.poly = left.poly.scaled(std::int64_t{1} << *rightConstant);
@@ -438,7 +460,34 @@ Value KernelWalker::evalOperatorCall(const CXXOperatorCallExpr *call) {
     }
     return rhs;
   }
-  Value result = evalChildren(call);
+  // An operator of value types (bf16's `a[i] + b[i]`, whose operands bind to
+  // `const __nv_bfloat16 &`) reads each operand that lives in memory whole.
+  Value result;
+  bool readsMemory = false;
+  if (op != OO_Subscript && op != OO_Arrow && op != OO_Call && op != OO_Amp) {
+    std::vector<Value> operands;
+    for (const Expr *arg : call->arguments()) {
+      std::optional<Address> operand;
+      if (arg->isGLValue() && arg->getType()->isRecordType())
+        operand = address(arg);
+      if (operand) {
+        Address whole = *operand;
+        whole.type = arg->getType();
+        operands.push_back(load(arg, whole, arg->getType()));
+        readsMemory = true;
+      } else {
+        operands.push_back(eval(arg));
+      }
+    }
+    if (readsMemory) {
+      Variance variance = Variance::Uniform;
+      for (const Value &operand : operands)
+        variance = join(variance, varianceOf(operand));
+      result = opaque(variance, true);
+    }
+  }
+  if (!readsMemory)
+    result = evalChildren(call);
   switch (op) {
   case OO_Plus:
   case OO_Minus:

@@ -116,6 +116,10 @@ private:
                             int sign);
   walker::Value divideByConstant(const walker::Value &value, std::int64_t divisor);
   walker::Value moduloConstant(const walker::Value &value, std::int64_t modulus);
+  // `idx / C` and `idx % C` by a thread-invariant C (a row length): the
+  // flattened-index decomposition of real code.
+  walker::Value divideOrModuloBySymbol(clang::BinaryOperatorKind op, const walker::Value &value,
+                                       const walker::Value &divisor);
   walker::Value integerArithmetic(clang::BinaryOperatorKind op, const walker::Value &left, const walker::Value &right);
   bool isArithmetic(clang::BinaryOperatorKind op) const;
   walker::Value arithmetic(clang::BinaryOperatorKind op, const walker::Value &left, const walker::Value &right,
