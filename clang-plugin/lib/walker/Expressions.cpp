@@ -216,12 +216,16 @@ Value KernelWalker::moduloConstant(const Value &value, std::int64_t modulus) {
 
 Value KernelWalker::divideOrModuloBySymbol(BinaryOperatorKind op, const Value &value, const Value &divisor) {
   // As threadIdx.y is taken as warp-uniform (blockDim.x a multiple of 32), a
-  // thread-invariant divisor is taken as a multiple of 32 lanes: then
-  // `idx / C` is the same for a whole warp and `idx % C` keeps the lane, so
-  // `out[b * T * C + t * C + c]` after `c = idx % C, t = idx / C % T` is
-  // stride 1, as it is in the code that runs. A divisor that varies by lane,
-  // or a dividend whose lane term is not a constant multiple, stays opaque.
-  if (varianceOf(divisor) != Variance::Uniform || divisor.isPointer || varianceOf(value) != Variance::LaneVarying)
+  // problem size from the kernel's parameters is taken as a multiple of 32
+  // lanes: then `idx / C` is the same for a whole warp and `idx % C` keeps
+  // the lane, so `out[b * T * C + t * C + c]` after `c = idx % C,
+  // t = idx / C % T` is stride 1, as it is in the code that runs. Any other
+  // divisor (one that varies by lane, a loaded value, gridDim or blockDim,
+  // which a kernel can make 1 to pass a transposed access for a coalesced
+  // one), or a dividend whose lane term is not a constant multiple, stays
+  // opaque.
+  if (varianceOf(divisor) != Variance::Uniform || divisor.isPointer || !divisor.poly.onlyParams(symbols_) ||
+      varianceOf(value) != Variance::LaneVarying)
     return opaqueJoin({&value, &divisor});
   auto laneCoefficient = value.poly.derivative(lane_);
   if (!laneCoefficient || !laneCoefficient->constantValue() || *laneCoefficient->constantValue() == 0 ||

@@ -34,3 +34,13 @@ __global__ void laneDivisor(float *out, const float *in, const int *widths) {
 }
 // CHECK: kernel laneDivisor
 // CHECK: global load in[i % w] stride unknown score 0
+
+// Only a problem size from the parameters: gridDim.y (a launch can make it 1,
+// and then `in[(i % G) + (i / G) * S]` is a stride-S walk) stays opaque.
+__global__ void launchDivisor(float *out, const float *in, int S) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  int G = gridDim.y;
+  out[i] = in[(i % G) + (i / G) * S];
+}
+// CHECK: kernel launchDivisor
+// CHECK: global load in[(i % G) + (i / G) * S] stride unknown score 0
