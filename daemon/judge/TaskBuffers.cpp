@@ -128,7 +128,8 @@ void rejectPoisonedOutput(const TaskSpec &task, const ArgumentSpec &spec, const 
   if (spec.type == ElementType::Float32 && bytes >= sizeof(float)) {
     const auto *values = static_cast<const float *>(data);
     poisoned = std::all_of(values, values + bytes / sizeof(float), [](float v) { return std::isnan(v); });
-  } else if ((spec.type == ElementType::Int64 || spec.type == ElementType::Int32 || spec.type == ElementType::UInt8) &&
+  } else if ((spec.type == ElementType::Int64 || spec.type == ElementType::Int32 || spec.type == ElementType::UInt8 ||
+              spec.type == ElementType::Float16 || spec.type == ElementType::BFloat16) &&
              bytes > 0) {
     const auto *raw = static_cast<const unsigned char *>(data);
     poisoned = std::all_of(raw, raw + bytes, [](unsigned char b) { return b == 0xFF; });

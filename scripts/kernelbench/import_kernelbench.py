@@ -43,9 +43,11 @@ class Refused(Exception):
 
 
 # Element types an argument may have: torch's name -> (the task's type, the C
-# type of the signature, bytes). Half precision and the rest are refused.
-ELEMENT_TYPES = {"float32": ("float32", "float", 4), "int64": ("int64", "long long", 8),
+# type of the signature, bytes). float64, complex and the rest are refused.
+ELEMENT_TYPES = {"float32": ("float32", "float", 4), "float16": ("float16", "__half", 2),
+                 "bfloat16": ("bfloat16", "__nv_bfloat16", 2), "int64": ("int64", "long long", 8),
                  "int32": ("int32", "int", 4), "bool": ("uint8", "bool", 1)}
+FLOATING = ("float32", "float16", "bfloat16")
 
 
 def dtype_name(tensor):
@@ -76,7 +78,7 @@ def summarize_input(tensor):
         return {"floating": False, "min": int(flat.min().item()), "max": int(flat.max().item())}
     stride = max(1, flat.numel() // SAMPLE)
     return {"floating": True, "min": flat.min().item(), "max": flat.max().item(),
-            "sample": flat[::stride][:SAMPLE].to(torch.float64).clone()}
+            "sample": flat[::stride][:SAMPLE].to(torch.float64).cpu()}
 
 
 def describe_distribution(summaries):
@@ -105,10 +107,14 @@ def output_digest(tensor):
     """The bytes of an output, hashed chunk by chunk: exact (NaN included)
     without holding two copies of a GB-sized output."""
     import hashlib
+    import torch
     digest = hashlib.sha256(str((list(tensor.shape), str(tensor.dtype))).encode())
     flat = tensor.detach().reshape(-1)
-    for chunk in flat.split(1 << 24):
-        digest.update(chunk.contiguous().numpy().tobytes())
+    for chunk in flat.split(1 << 24):  # bytes through int views: numpy has no bfloat16; a GPU tensor comes home
+        chunk = chunk.contiguous().cpu()
+        if chunk.dtype in (torch.bfloat16, torch.float16):
+            chunk = chunk.view(torch.int16)
+        digest.update(chunk.numpy().tobytes())
     return digest.hexdigest()
 
 
@@ -139,6 +145,29 @@ def as_outputs(result, what):
     return results
 
 
+def low_precision(values):
+    """The half-precision dtype of a problem's inputs (the first one), or None.
+    Such a problem is computed in float32 on the trusted side, its floating
+    outputs rounded to that dtype: CPU kernels for half are partial (Debian's
+    torch has no CPU relu for it) and float32 is the more exact reference."""
+    import torch
+    for value in values:
+        if isinstance(value, torch.Tensor) and value.dtype in (torch.float16, torch.bfloat16):
+            return value.dtype
+    return None
+
+
+def computed_as_float32(model, values, low):
+    """The forward of a half-precision problem (low_precision): inputs widened
+    to float32, floating outputs rounded to `low`."""
+    import torch
+    widened = [v.float() if isinstance(v, torch.Tensor) and v.dtype == low else v for v in values]
+    result = model(*widened)
+    results = list(result) if isinstance(result, (tuple, list)) else [result]
+    rounded = [r.to(low) if isinstance(r, torch.Tensor) and r.dtype == torch.float32 else r for r in results]
+    return tuple(rounded) if isinstance(result, (tuple, list)) else rounded[0]
+
+
 def probe(path):
     import torch
     started = time.time()
@@ -163,10 +192,11 @@ def probe(path):
         torch.manual_seed(seed)
         values = list(namespace["get_inputs"]())
         for k, value in enumerate(values):
-            if not isinstance(value, torch.Tensor):
-                raise Refused("get_inputs()[%d] is a %s: only tensors can be inputs (bake scalars into "
-                              "get_init_inputs)" % (k, type(value).__name__))
-            check_dtype(value, "get_inputs()[%d]" % k)
+            if isinstance(value, torch.Tensor):
+                check_dtype(value, "get_inputs()[%d]" % k)
+            elif not json_scalar(value):
+                raise Refused("get_inputs()[%d] is a %s: only tensors and numbers can be inputs" % (
+                    k, type(value).__name__))
         return values
 
     def forward(values, seed=None):
@@ -175,13 +205,18 @@ def probe(path):
                 for name, tensor in list(model.named_parameters()) + list(model.named_buffers()):
                     tensor.copy_(initial[name])
                 torch.manual_seed(seed)
-            return as_outputs(model(*values), "output")
+            low = low_precision(values)
+            return as_outputs(computed_as_float32(model, values, low) if low else model(*values), "output")
 
     # One draw's tensors at a time, summarised and let go: KernelBench's
     # inputs and outputs reach GBs each.
     inputs = draw(1)
-    summaries = [[summarize_input(t)] for t in inputs]
-    input_meta = [(list(t.shape), dtype_name(t)) for t in inputs]
+    # A number among the inputs (matrix-scalar multiplication's `s = 3.14`) is
+    # baked into the task when both draws give it alike, as get_init_inputs() is.
+    baked = {k: v for k, v in enumerate(inputs) if not isinstance(v, torch.Tensor)}
+    tensors = [k for k, v in enumerate(inputs) if isinstance(v, torch.Tensor)]
+    summaries = [[summarize_input(inputs[k])] for k in tensors]
+    input_meta = [(list(inputs[k].shape), dtype_name(inputs[k])) for k in tensors]
     outputs = forward(inputs)
     output_meta = [(list(o.shape), dtype_name(o)) for o in outputs]
     del outputs
@@ -193,8 +228,16 @@ def probe(path):
                       "(dropout or another random op in training mode?)")
     del inputs
     second = draw(2)
-    for k, tensor in enumerate(second):
-        summaries[k].append(summarize_input(tensor))
+    if len(second) != len(baked) + len(tensors):
+        raise Refused("get_inputs() returned %d values, then %d" % (len(baked) + len(tensors), len(second)))
+    for k, value in baked.items():
+        if isinstance(second[k], torch.Tensor) or second[k] != value:
+            raise Refused("get_inputs()[%d] is the number %r, then %r: a number that changes between draws "
+                          "cannot be baked into the task" % (k, value, second[k]))
+    for slot, k in enumerate(tensors):
+        if not isinstance(second[k], torch.Tensor):
+            raise Refused("get_inputs()[%d] is a tensor, then a %s" % (k, type(second[k]).__name__))
+        summaries[slot].append(summarize_input(second[k]))
     second_shapes = [list(o.shape) for o in forward(second)]
     del second
     if [shape for shape, _ in output_meta] != second_shapes:
@@ -218,10 +261,13 @@ def probe(path):
         used.add(name)
         return name
 
-    for k, (shape, dtype) in enumerate(input_meta):
-        name = forward_names[k] if k < len(forward_names) and not forward_names[k].startswith("*") else "x%d" % k
-        arguments.append({"name": unique(name), "role": "input", "shape": shape, "dtype": dtype,
-                          "init": describe_distribution(summaries[k])})
+    def forward_name(k):
+        return forward_names[k] if k < len(forward_names) and not forward_names[k].startswith("*") else "x%d" % k
+
+    for slot, (shape, dtype) in enumerate(input_meta):
+        arguments.append({"name": unique(forward_name(tensors[slot])), "role": "input", "shape": shape,
+                          "dtype": dtype, "init": describe_distribution(summaries[slot])})
+    baked_inputs = [{"position": k, "name": forward_name(k), "value": v} for k, v in sorted(baked.items())]
     for role, items in (("parameter", model.named_parameters()), ("buffer", model.named_buffers())):
         for module_name, tensor in items:
             if tensor.dtype != torch.float32:
@@ -241,8 +287,9 @@ def probe(path):
                       % (len(arguments), len(input_meta), len(arguments) - len(input_meta) - len(output_meta),
                          len(output_meta),
                          MAX_ARGUMENTS))
-    return {"ok": True, "init_inputs": init_inputs, "arguments": arguments, "skipped": skipped,
-            "seconds": time.time() - started, "torch": torch.__version__}
+    low = next((dtype for _, dtype in input_meta if dtype in ("float16", "bfloat16")), None)
+    return {"ok": True, "computed_as_float32": low, "init_inputs": init_inputs, "baked_inputs": baked_inputs,
+            "arguments": arguments, "skipped": skipped, "seconds": time.time() - started, "torch": torch.__version__}
 
 
 def json_scalar(value):
@@ -289,8 +336,8 @@ def reference_c(name, arguments, problem):
     """The task's reference: the C entry the harness calls, forwarding the
     buffers to reference_server.py (the module itself) over a socket pair."""
     bytes_ = ", ".join("%dLL" % (element(a)[2] * numel(a["shape"])) for a in arguments)
-    # 1: a float output (NaN on failure), 2: an integer or bool output (every
-    # byte 0xFF on failure), 0: an input.
+    # 1: a float32 output (NaN on failure), 2: any other output (every byte
+    # 0xFF on failure: NaN in half and bfloat16, -1 in integers), 0: an input.
     outputs = ", ".join(("1" if element(a)[0] == "float32" else "2") if a["role"] == "output" else "0"
                         for a in arguments)
     params = ", ".join("intptr_t a%d" % k for k in range(MAX_ARGUMENTS))
@@ -411,7 +458,7 @@ def write_task(path, found, out_dir, memory):
     for argument in arguments:
         entry = {"name": argument["name"], "type": element(argument)[0] + "*",
                  "intent": "out" if argument["role"] == "output" else "in", "size": str(numel(argument["shape"]))}
-        if argument["role"] == "input" and element(argument)[0] != "float32":
+        if argument["role"] == "input" and element(argument)[0] not in FLOATING:
             entry["init"] = argument["init"]  # labels, indices, masks: only the range get_inputs() drew is valid
         elif argument["role"] == "input":
             # What get_inputs() draws, and a second spread (a kernel tuned to one distribution fails it).
@@ -428,8 +475,10 @@ def write_task(path, found, out_dir, memory):
                    "(float32 unless the signature says otherwise; a bool is one byte, 0 or 1), contiguous "
                    "(row-major) in the shapes below, in this order: the forward inputs, then the "
                    "module's parameters and buffers (named_parameters, then named_buffers), then the outputs. "
-                   "get_init_inputs() = %s is fixed. %s." % (os.path.basename(path), source.strip(), signature,
-                                                             json.dumps(found["init_inputs"]), order))
+                   "get_init_inputs() = %s is fixed.%s %s." % (
+                       os.path.basename(path), source.strip(), signature, json.dumps(found["init_inputs"]),
+                       "".join(" The forward's %s = %s is fixed (not an argument)." % (
+                           b["name"], json.dumps(b["value"])) for b in found.get("baked_inputs", [])), order))
     spec = {"name": name, "description": description, "entry": name, "signature": signature, "args": args,
             "sizes": {"correctness": [{}], "benchmark": {}},
             # KernelBench's tolerance for level 1 and 2 float32, with cudaperf's rule that atol scales with the
@@ -437,6 +486,8 @@ def write_task(path, found, out_dir, memory):
             "tolerance": {"rtol": 1e-2, "atol": 1e-2},
             "memory": memory,
             "kernelbench": {"problem": os.path.basename(path), "init_inputs": found["init_inputs"],
+                            "baked_inputs": found.get("baked_inputs", []),
+                            "computed_as_float32": found.get("computed_as_float32"),
                             "arguments": [{k: v for k, v in a.items() if k != "init"} for a in arguments],
                             "skipped": found["skipped"], "imported_with_torch": found["torch"]}}
     with open(os.path.join(folder, "task.json"), "w") as handle:

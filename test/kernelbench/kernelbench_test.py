@@ -3,8 +3,9 @@
 `cudaperf import-kernelbench`, then host-memory C candidates through the
 judge against the PyTorch reference (no GPU needed):
 
-  - 9 of the 12 problems import (int64 labels and indices, a bool mask among
-    them), the other three are refused with their reason;
+  - 11 of the 14 problems import (int64 labels and indices, a bool mask, a
+    half-precision tensor and a number among the inputs among them), the
+    other three are refused with their reason;
   - the entry signatures list the inputs, then parameters and buffers, then outputs;
   - correct candidates are ok, wrong ones (a threshold, a missing bias,
     BatchNorm's evaluation mode for a module in training mode, int64 labels
@@ -55,10 +56,11 @@ try:
     print(run.stdout + run.stderr)
     lines = run.stdout.splitlines()
     refused = {line.split()[0]: line for line in lines if " refused " in line}
-    check("9 of 12 imported" in run.stdout and run.returncode == 3, "9 of 12 problems imported (exit 3: some refused)")
+    check("11 of 14 imported" in run.stdout and run.returncode == 3,
+          "11 of 14 problems imported (exit 3: some refused)")
     check("depends on the input values" in refused.get("7_positive_values.py", ""),
           "a data-dependent output shape is refused with its reason")
-    check("float16" in refused.get("12_half_precision.py", ""), "a float16 input is refused with its reason")
+    check("complex64" in refused.get("14_complex_input.py", ""), "a complex64 input is refused with its reason")
     check("not deterministic" in refused.get("9_dropout_train.py", ""), "a random forward (dropout) is refused")
 
     def spec(name):
@@ -81,6 +83,14 @@ try:
     masked = {a["name"]: a for a in spec("kb_11_masked_cumsum")["args"]}
     check(masked["mask"]["type"] == "uint8*" and "const bool *mask" in spec("kb_11_masked_cumsum")["signature"] and
           masked["mask"]["init"] == {"dist": "randint", "low": 0, "high": 2}, "a bool mask: one byte, 0 or 1")
+    check(spec("kb_12_half_precision")["signature"] ==
+          'extern "C" void kb_12_half_precision(const __half *x, __half *out)' and
+          spec("kb_12_half_precision")["args"][0]["type"] == "float16*", "a float16 tensor is a __half buffer")
+    scalar = spec("kb_13_scalar_input")
+    check(scalar["signature"] == 'extern "C" void kb_13_scalar_input(const float *A, float *out)' and
+          "s = 2.5 is fixed" in scalar["description"] and
+          scalar["kernelbench"]["baked_inputs"] == [{"position": 1, "name": "s", "value": 2.5}],
+          "a number get_inputs() gives alike every draw is baked in and named in the prompt, not an argument")
     bn = {a["name"]: a for a in spec("kb_6_batchnorm_train")["args"]}
     check(bn["bn_running_var"]["init"] == {"dist": "uniform", "low": 0.5, "high": 1.5} and
           bn["bn_weight"]["init"]["dist"] != "constant" and "bn_num_batches_tracked" not in bn,
@@ -107,7 +117,11 @@ try:
              ("kb_10_cross_entropy", "cross_entropy_ok.c", "ok"),
              ("kb_10_cross_entropy", "cross_entropy_int32_labels.c", "wrong_answer"),
              ("kb_11_masked_cumsum", "masked_cumsum_ok.c", "ok"),
-             ("kb_11_masked_cumsum", "masked_cumsum_unmasked.c", "wrong_answer")]
+             ("kb_11_masked_cumsum", "masked_cumsum_unmasked.c", "wrong_answer"),
+             ("kb_12_half_precision", "half_relu_ok.c", "ok"),
+             ("kb_12_half_precision", "half_relu_as_float.c", "wrong_answer"),
+             ("kb_13_scalar_input", "scalar_input_ok.c", "ok"),
+             ("kb_13_scalar_input", "scalar_input_wrong.c", "wrong_answer")]
 
     def judged(task, library, env, seed="fresh"):
         reference = os.path.join(refs, task + ".so")

@@ -1,11 +1,11 @@
-# Refused: a float16 input (half precision is not supported yet).
+# A float16 input and output (as KernelBench's scaled-dot-product attention has): __half buffers.
 import torch
 import torch.nn as nn
 
 
 class Model(nn.Module):
     def forward(self, x):
-        return torch.relu(x)
+        return torch.relu(x) * 0.5
 
 
 def get_inputs():
