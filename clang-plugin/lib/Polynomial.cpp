@@ -218,17 +218,6 @@ bool Polynomial::fromParam(const SymbolTable &table) const {
   return false;
 }
 
-bool Polynomial::onlyParams(const SymbolTable &table) const {
-  bool any = false;
-  for (const auto &[monomial, coefficient] : terms_)
-    for (SymbolId symbol : monomial) {
-      if (!table[symbol].fromParam || table[symbol].fromMemory)
-        return false;
-      any = true;
-    }
-  return any;
-}
-
 std::int64_t Polynomial::linearCoefficient(SymbolId id) const {
   auto it = terms_.find(Monomial{id});
   return it == terms_.end() ? 0 : it->second;

@@ -87,9 +87,6 @@ public:
   Variance variance(const SymbolTable &table) const;
   bool fromMemory(const SymbolTable &table) const;
   bool fromParam(const SymbolTable &table) const;
-  // Every symbol derives from a kernel parameter and none from memory (a
-  // problem size such as `T * C`); false for a constant.
-  bool onlyParams(const SymbolTable &table) const;
   // Coefficient of the monomial made of `id` alone (the linear term).
   std::int64_t linearCoefficient(SymbolId id) const;
   // The polynomial with every term that mentions `id` removed.

@@ -34,10 +34,25 @@ void KernelWalker::recordSync(const CallExpr *call, const std::string &function)
   facts_.syncs.push_back(fact);
 }
 
+// CUDA's own functions are known by name; a function of the same name with
+// a body the candidate wrote (`my::__ldcs` reading p[threadIdx.x * 63], an
+// `atomicPeek`) is not one of them and is walked like any helper.
+bool KernelWalker::isToolchainFunction(const FunctionDecl *callee) const {
+  if (!callee || callee->getBuiltinID() != 0)
+    return true;
+  const FunctionDecl *definition = nullptr;
+  if (!callee->hasBody(definition) || !definition)
+    return true; // a declaration only: the toolchain's (or a stand-in header's), nothing to walk
+  const SourceManager &sources = ast_.getSourceManager();
+  const SourceLocation where = sources.getExpansionLoc(definition->getLocation());
+  return sources.isInSystemHeader(where) || sources.getFilename(where).starts_with("/cudaperf-compat/");
+}
+
 Value KernelWalker::evalCall(const CallExpr *call) {
   const FunctionDecl *callee = call->getDirectCallee();
-  const std::string name = callee && callee->getIdentifier() ? callee->getName().str() : "";
-  const std::string qualified = callee ? callee->getQualifiedNameAsString() : "";
+  const bool toolchain = isToolchainFunction(callee);
+  const std::string name = callee && callee->getIdentifier() && toolchain ? callee->getName().str() : "";
+  const std::string qualified = callee && toolchain ? callee->getQualifiedNameAsString() : "";
   const auto *memberCall = dyn_cast<CXXMemberCallExpr>(call);
   const bool cooperativeGroups = qualified.find("cooperative_groups") != std::string::npos;
   // The group a cooperative-groups query is about: `g.thread_rank()` (a
@@ -128,7 +143,7 @@ Value KernelWalker::evalCall(const CallExpr *call) {
   // conversions. It reads the whole object, as a copy would.
   if (const auto *method = memberCall ? memberCall->getMethodDecl() : nullptr; method && method->isConst()) {
     const Expr *object = memberCall->getImplicitObjectArgument();
-    if (object && object->isGLValue() && object->getType()->isRecordType())
+    if (object && object->isGLValue() && isSmallValueType(object->getType()))
       if (auto address = this->address(object)) {
         Address whole = *address;
         whole.type = object->getType();
@@ -145,6 +160,16 @@ Value KernelWalker::evalCall(const CallExpr *call) {
   if (isFloatingLike(call->getType()))
     countOps(name.find("fma") != std::string::npos ? 2.0 : 1.0, call->getType());
   return result;
+}
+
+// A value type read whole by its operators: at most 16 bytes (__half,
+// __nv_bfloat16, their pairs, a float4-sized struct). A bigger struct's
+// method may read one field of it, and a 256-byte object counted as one
+// access would make a 256-byte stride look like stride 1.
+bool KernelWalker::isSmallValueType(QualType type) const {
+  if (!type->isRecordType() || type->isIncompleteType() || type->isDependentType())
+    return false;
+  return ast_.getTypeSizeInChars(type).getQuantity() <= 16;
 }
 
 bool KernelWalker::isHalfIntrinsic(const std::string &name) {

@@ -214,32 +214,6 @@ Value KernelWalker::moduloConstant(const Value &value, std::int64_t modulus) {
   return opaque(variance, memoryOf(value), paramOf(value));
 }
 
-Value KernelWalker::divideOrModuloBySymbol(BinaryOperatorKind op, const Value &value, const Value &divisor) {
-  // As threadIdx.y is taken as warp-uniform (blockDim.x a multiple of 32), a
-  // problem size from the kernel's parameters is taken as a multiple of 32
-  // lanes: then `idx / C` is the same for a whole warp and `idx % C` keeps
-  // the lane, so `out[b * T * C + t * C + c]` after `c = idx % C,
-  // t = idx / C % T` is stride 1, as it is in the code that runs. Any other
-  // divisor (one that varies by lane, a loaded value, gridDim or blockDim,
-  // which a kernel can make 1 to pass a transposed access for a coalesced
-  // one), or a dividend whose lane term is not a constant multiple, stays
-  // opaque.
-  if (varianceOf(divisor) != Variance::Uniform || divisor.isPointer || !divisor.poly.onlyParams(symbols_) ||
-      varianceOf(value) != Variance::LaneVarying)
-    return opaqueJoin({&value, &divisor});
-  auto laneCoefficient = value.poly.derivative(lane_);
-  if (!laneCoefficient || !laneCoefficient->constantValue() || *laneCoefficient->constantValue() == 0 ||
-      value.poly.without(lane_).variance(symbols_) == Variance::LaneVarying)
-    return opaqueJoin({&value, &divisor});
-  const bool memory = memoryOf(value) || memoryOf(divisor);
-  if (op == BO_Div)
-    return opaque(Variance::WarpUniform, memory, paramOf(value), "warp");
-  Value result;
-  result.poly =
-      Polynomial::symbol(lane_, *laneCoefficient->constantValue()) + opaque(Variance::WarpUniform, memory).poly;
-  return result;
-}
-
 Value KernelWalker::integerArithmetic(BinaryOperatorKind op, const Value &left, const Value &right) {
   Value result;
   const auto rightConstant = right.poly.constantValue();
@@ -254,9 +228,12 @@ Value KernelWalker::integerArithmetic(BinaryOperatorKind op, const Value &left, 
     result.poly = left.poly * right.poly;
     break;
   case BO_Div:
-    return rightConstant ? divideByConstant(left, *rightConstant) : divideOrModuloBySymbol(op, left, right);
+    // By a runtime value the quotient stays opaque: `idx / C` is warp-uniform
+    // only when C is a multiple of 32, and a kernel can be launched with C = 1
+    // to pass a stride-64 walk (`in[(i / C) * 64 + i % C]`) for a coalesced one.
+    return rightConstant ? divideByConstant(left, *rightConstant) : opaqueJoin({&left, &right});
   case BO_Rem:
-    return rightConstant ? moduloConstant(left, *rightConstant) : divideOrModuloBySymbol(op, left, right);
+    return rightConstant ? moduloConstant(left, *rightConstant) : opaqueJoin({&left, &right});
   case BO_Shl:
     if (rightConstant && *rightConstant >= 0 && *rightConstant < 62) {
       result.poly = left.poly.scaled(std::int64_t{1} << *rightConstant);
@@ -472,7 +449,7 @@ Value KernelWalker::evalOperatorCall(const CXXOperatorCallExpr *call) {
     std::vector<Value> operands;
     for (const Expr *arg : call->arguments()) {
       std::optional<Address> operand;
-      if (arg->isGLValue() && arg->getType()->isRecordType())
+      if (arg->isGLValue() && isSmallValueType(arg->getType()))
         operand = address(arg);
       if (operand) {
         Address whole = *operand;

@@ -114,12 +114,10 @@ private:
   walker::Value evalCast(const clang::CastExpr *cast);
   walker::Value pointerStep(const walker::Value &pointer, const walker::Value &offset, clang::QualType pointerType,
                             int sign);
+  bool isToolchainFunction(const clang::FunctionDecl *callee) const;
+  bool isSmallValueType(clang::QualType type) const;
   walker::Value divideByConstant(const walker::Value &value, std::int64_t divisor);
   walker::Value moduloConstant(const walker::Value &value, std::int64_t modulus);
-  // `idx / C` and `idx % C` by a thread-invariant C (a row length): the
-  // flattened-index decomposition of real code.
-  walker::Value divideOrModuloBySymbol(clang::BinaryOperatorKind op, const walker::Value &value,
-                                       const walker::Value &divisor);
   walker::Value integerArithmetic(clang::BinaryOperatorKind op, const walker::Value &left, const walker::Value &right);
   bool isArithmetic(clang::BinaryOperatorKind op) const;
   walker::Value arithmetic(clang::BinaryOperatorKind op, const walker::Value &left, const walker::Value &right,

@@ -1,46 +1,28 @@
-// A flat index decomposed by thread-invariant extents (real code's
-// `b = idx / (T * C); t = idx / C % T; c = idx % C`): a runtime row length is
-// taken as a multiple of 32 lanes, as blockDim.x is for threadIdx.y, so
-// `idx / C` is warp-uniform and `idx % C` keeps the lane. The recomposed
-// address is stride 1; the column as the row index is stride C.
+// A flat index divided by a runtime value stays unknown (score 0): `idx / C`
+// is warp-uniform and `idx % C` keeps the lane only when C is a multiple of
+// 32, which the analysis cannot know, and a kernel launched with C = 1 would
+// pass the stride-64 walk `in[(i / C) * 64 + i % C]` for a coalesced one
+// (an adversarial review's finding). Real code decomposing `idx` by a row
+// length (llm.c's encoder) therefore reads as unknown: a false negative kept
+// on purpose.
 // RUN: %cudaperf-text %s | FileCheck %s
 #include "cuda.h"
 
-__global__ void addPosition(float *out, const int *tokens, const float *table, const float *position, int B, int T,
-                            int C) {
+__global__ void addPosition(float *out, const int *tokens, const float *table, int T, int C) {
   int idx = blockIdx.x * blockDim.x + threadIdx.x;
-  if (idx < B * T * C) {
-    int bt = idx / C;
-    int b = bt / T;
-    int t = bt % T;
-    int c = idx % C;
-    int token = tokens[b * T + t];
-    out[b * T * C + t * C + c] = table[token * C + c] + position[t * C + c];
-    out[c * T + t] = 0.0f;
-  }
+  int t = idx / C % T;
+  int c = idx % C;
+  out[idx] = table[tokens[t] * C + c];
 }
 // CHECK: kernel addPosition
-// CHECK-DAG: global load tokens[b * T + t]  stride 0
-// CHECK-DAG: global load table[token * C + c]  stride 1  score 1
-// CHECK-DAG: global load position[t * C + c]  stride 1  score 1
-// CHECK-DAG: global store out[b * T * C + t * C + c]  stride 1  score 1
-// CHECK-DAG: global store out[c * T + t]  stride T
+// CHECK-DAG: global load tokens[t] stride unknown score 0
+// CHECK-DAG: global load table[tokens[t] * C + c] stride unknown score 0
+// CHECK-DAG: global store out[idx] stride 1 score 1
 
-// A divisor that varies by lane keeps the result opaque.
-__global__ void laneDivisor(float *out, const float *in, const int *widths) {
+__global__ void stridedWalk(float *out, const float *in, int C) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
-  int w = widths[i];
-  out[i] = in[i % w];
+  out[i] = in[(i / C) * 64 + i % C];
 }
-// CHECK: kernel laneDivisor
-// CHECK: global load in[i % w] stride unknown score 0
-
-// Only a problem size from the parameters: gridDim.y (a launch can make it 1,
-// and then `in[(i % G) + (i / G) * S]` is a stride-S walk) stays opaque.
-__global__ void launchDivisor(float *out, const float *in, int S) {
-  int i = blockIdx.x * blockDim.x + threadIdx.x;
-  int G = gridDim.y;
-  out[i] = in[(i % G) + (i / G) * S];
-}
-// CHECK: kernel launchDivisor
-// CHECK: global load in[(i % G) + (i / G) * S] stride unknown score 0
+void launch(float *out, const float *in) { stridedWalk<<<1024, 256>>>(out, in, 1); }
+// CHECK: kernel stridedWalk
+// CHECK: global load in[(i / C) * 64 + i % C] stride unknown score 0
