@@ -190,10 +190,16 @@ bool KernelWalker::isInlinable(const FunctionDecl *callee) const {
 }
 
 Value KernelWalker::inlineCall(const FunctionDecl *callee, const CallExpr *call) {
-  Env calleeEnv;
-  for (unsigned i = 0; i < callee->getNumParams() && i < call->getNumArgs(); ++i) {
+  // A lambda's body names the caller's locals it captures: it is walked in
+  // the caller's environment (plus its parameters), and its call's first
+  // argument is the closure object, not a parameter.
+  const auto *method = dyn_cast<CXXMethodDecl>(callee);
+  const bool lambda = method && method->getParent()->isLambda() && isa<CXXOperatorCallExpr>(call);
+  Env calleeEnv = lambda ? env_ : Env{};
+  const unsigned firstArgument = lambda ? 1 : 0;
+  for (unsigned i = 0; i < callee->getNumParams() && i + firstArgument < call->getNumArgs(); ++i) {
     const ParmVarDecl *param = callee->getParamDecl(i);
-    Value argument = eval(call->getArg(i));
+    Value argument = eval(call->getArg(i + firstArgument));
     if (!param->getType()->isReferenceType())
       argument.isReference = false;
     calleeEnv[param] = argument;

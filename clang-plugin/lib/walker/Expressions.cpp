@@ -441,6 +441,12 @@ Value KernelWalker::evalOperatorCall(const CXXOperatorCallExpr *call) {
     }
     return rhs;
   }
+  // A lambda called in the kernel (`auto at = [&](int k) { return in[k * 64]; }`)
+  // is walked like a helper: what it reads is the kernel's reads.
+  if (op == OO_Call)
+    if (const auto *method = dyn_cast_or_null<CXXMethodDecl>(call->getDirectCallee());
+        method && method->getParent()->isLambda() && method->hasBody() && isInlinable(method))
+      return inlineCall(method, call);
   // An operator of value types (bf16's `a[i] + b[i]`, whose operands bind to
   // `const __nv_bfloat16 &`) reads each operand that lives in memory whole.
   Value result;

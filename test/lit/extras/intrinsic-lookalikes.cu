@@ -33,3 +33,15 @@ __global__ void bigRows(float *out, const Row *rows) {
 // CHECK: kernel bigRows
 // CHECK-NOT: global load rows[i]
 // CHECK: global store out[i] stride 1 score 1
+
+// A lambda's reads are the kernel's: walked like a helper, in the kernel's
+// environment (its captures are the kernel's locals).
+__global__ void lambdaReads(float *out, const float *in, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  auto at = [&](int k) { return in[k * 64]; };
+  out[i] = at(i) + in[i];
+}
+// CHECK: kernel lambdaReads
+// CHECK-DAG: global load in[k * 64] stride 64 score -0.5
+// CHECK-DAG: global load in[i] stride 1 score 1
+// CHECK-DAG: global store out[i] stride 1 score 1
