@@ -191,12 +191,15 @@ bool KernelWalker::isInlinable(const FunctionDecl *callee) const {
 
 Value KernelWalker::inlineCall(const FunctionDecl *callee, const CallExpr *call) {
   // A lambda's body names the caller's locals it captures: it is walked in
-  // the caller's environment (plus its parameters), and its call's first
-  // argument is the closure object, not a parameter.
+  // the caller's environment (plus its parameters). A method's object (the
+  // closure, or what `this` points to) is the operator call's first argument
+  // or the member call's implicit object, not a parameter.
   const auto *method = dyn_cast<CXXMethodDecl>(callee);
-  const bool lambda = method && method->getParent()->isLambda() && isa<CXXOperatorCallExpr>(call);
+  const bool instance = method && method->isInstance();
+  const bool lambda = instance && method->getParent()->isLambda();
+  const bool objectFirst = instance && isa<CXXOperatorCallExpr>(call);
   Env calleeEnv = lambda ? env_ : Env{};
-  const unsigned firstArgument = lambda ? 1 : 0;
+  const unsigned firstArgument = objectFirst ? 1 : 0;
   for (unsigned i = 0; i < callee->getNumParams() && i + firstArgument < call->getNumArgs(); ++i) {
     const ParmVarDecl *param = callee->getParamDecl(i);
     Value argument = eval(call->getArg(i + firstArgument));
@@ -204,8 +207,30 @@ Value KernelWalker::inlineCall(const FunctionDecl *callee, const CallExpr *call)
       argument.isReference = false;
     calleeEnv[param] = argument;
   }
+  // `this` inside the body: the object's address when it lives in memory
+  // (`rows[i].first()` reads through it), else an opaque value.
+  const Expr *object = nullptr;
   if (const auto *member = dyn_cast<CXXMemberCallExpr>(call))
-    eval(member->getImplicitObjectArgument());
+    object = member->getImplicitObjectArgument();
+  else if (objectFirst && call->getNumArgs() > 0)
+    object = call->getArg(0);
+  std::optional<Value> thisPointer;
+  if (object && instance && !lambda) {
+    if (object->getType()->isPointerType()) {
+      if (Value pointer = eval(object); pointer.isPointer)
+        thisPointer = pointer;
+    } else if (object->isGLValue()) {
+      if (auto where = address(object))
+        thisPointer = where->pointer;
+      else
+        eval(object);
+    } else {
+      eval(object);
+    }
+  } else if (object) {
+    eval(object);
+  }
+  std::swap(thisPointer_, thisPointer);
   std::swap(env_, calleeEnv);
   callStack_.push_back(callee);
   std::vector<Value> returned;
@@ -219,6 +244,7 @@ Value KernelWalker::inlineCall(const FunctionDecl *callee, const CallExpr *call)
   threadDependentExitLoc_ = savedExitLoc;
   callStack_.pop_back();
   std::swap(env_, calleeEnv);
+  std::swap(thisPointer_, thisPointer);
   if (returned.empty())
     return opaque(Variance::Uniform);
   bool allSame = true;

@@ -70,8 +70,10 @@ Value KernelWalker::eval(const Expr *expr) {
   if (const auto *opaqueExpr = dyn_cast<OpaqueValueExpr>(expr))
     return opaqueExpr->getSourceExpr() ? eval(opaqueExpr->getSourceExpr()) : opaque(Variance::LaneVarying);
   if (isa<FloatingLiteral>(expr) || isa<StringLiteral>(expr) || isa<CXXNullPtrLiteralExpr>(expr) ||
-      isa<UnaryExprOrTypeTraitExpr>(expr) || isa<LambdaExpr>(expr) || isa<CXXThisExpr>(expr))
+      isa<UnaryExprOrTypeTraitExpr>(expr) || isa<LambdaExpr>(expr))
     return opaque(Variance::Uniform);
+  if (isa<CXXThisExpr>(expr))
+    return thisPointer_ ? *thisPointer_ : opaque(Variance::Uniform);
   if (const auto *stmtExpr = dyn_cast<StmtExpr>(expr)) {
     walkStmt(stmtExpr->getSubStmt());
     return opaque(Variance::LaneVarying);
@@ -441,12 +443,12 @@ Value KernelWalker::evalOperatorCall(const CXXOperatorCallExpr *call) {
     }
     return rhs;
   }
-  // A lambda called in the kernel (`auto at = [&](int k) { return in[k * 64]; }`)
-  // is walked like a helper: what it reads is the kernel's reads.
-  if (op == OO_Call)
-    if (const auto *method = dyn_cast_or_null<CXXMethodDecl>(call->getDirectCallee());
-        method && method->getParent()->isLambda() && method->hasBody() && isInlinable(method))
-      return inlineCall(method, call);
+  // An operator the file defines (a lambda's call, a functor's, `Row * s`,
+  // an accessor's `operator()`) is walked like a helper: what its body reads
+  // is the kernel's reads.
+  if (const FunctionDecl *callee = call->getDirectCallee();
+      callee && !isToolchainFunction(callee) && callee->hasBody() && isInlinable(callee))
+    return inlineCall(callee, call);
   // An operator of value types (bf16's `a[i] + b[i]`, whose operands bind to
   // `const __nv_bfloat16 &`) reads each operand that lives in memory whole.
   Value result;

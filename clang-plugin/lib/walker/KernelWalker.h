@@ -55,6 +55,7 @@ private:
   clang::SourceLocation threadDependentExitLoc_; // the condition of the first such return
   std::vector<const clang::FunctionDecl *> callStack_;
   std::vector<walker::Value> *returns_ = nullptr;
+  std::optional<walker::Value> thisPointer_; // `this` of the method being walked, when its object is in memory
   unsigned steps_ = 0;
   bool budgetExhausted_ = false;
   std::set<const clang::VarDecl *> sharedSeen_;

@@ -45,3 +45,32 @@ __global__ void lambdaReads(float *out, const float *in, int n) {
 // CHECK-DAG: global load in[k * 64] stride 64 score -0.5
 // CHECK-DAG: global load in[i] stride 1 score 1
 // CHECK-DAG: global store out[i] stride 1 score 1
+
+// Operators and methods the file defines are walked too, `this` bound to the
+// object in memory: a strided read behind `rows[i] * 2.f`, a functor, an
+// accessor's operator() or a method is the kernel's read.
+struct Wide {
+  float v[64];
+  __device__ float head() const { return v[0]; }
+};
+__device__ float operator*(const Wide &w, float s) { return w.v[0] * s; }
+struct Strided {
+  const float *base;
+  int ld;
+  __device__ float operator()(int r, int c) const { return base[c * ld + r]; }
+};
+struct Gather {
+  __device__ float operator()(const float *p) const { return p[threadIdx.x * 32]; }
+};
+__global__ void userBodies(float *out, const Wide *rows, const float *in, int ld) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  Strided at{in, ld};
+  Gather gather;
+  out[i] = rows[i] * 2.f + rows[i].head() + at(i, 0) + gather(in);
+}
+// CHECK: kernel userBodies
+// CHECK-DAG: global load w.v[0] stride 64 score -0.5
+// CHECK-DAG: global load v[0] stride 64 score -0.5
+// CHECK-DAG: global load base[c * ld + r] stride 1 score 1
+// CHECK-DAG: global load p[threadIdx.x * 32] stride 32 score -0.5
+// CHECK-DAG: global store out[i] stride 1 score 1
