@@ -138,6 +138,11 @@ void KernelWalker::recordAccess(const Expr *site, const Address &address, Access
   fact.variable = address.pointer.baseName.empty() ? "?" : address.pointer.baseName;
   fact.expression = text(site);
   fact.bytes = static_cast<unsigned>(typeSize(address.type).value_or(0));
+  // A struct wider than the widest load (16 bytes) moves in 16-byte pieces:
+  // its lanes are its size apart, not one "element" apart (`Row r = rows[i]`
+  // of 256 bytes is no coalesced read, whatever fields are used).
+  if (fact.bytes > 16 && !address.type.isNull() && address.type->isRecordType())
+    fact.bytes = 16;
   // A 16x16 wmma tile moved by a warp: 8 elements per thread.
   if (warpCooperative)
     fact.bytes *= 8;

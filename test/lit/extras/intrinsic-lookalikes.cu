@@ -74,3 +74,13 @@ __global__ void userBodies(float *out, const Wide *rows, const float *in, int ld
 // CHECK-DAG: global load base[c * ld + r] stride 1 score 1
 // CHECK-DAG: global load p[threadIdx.x * 32] stride 32 score -0.5
 // CHECK-DAG: global store out[i] stride 1 score 1
+
+// A struct of more than 16 bytes copied from memory moves in 16-byte pieces
+// whose lanes are the struct's size apart: not a coalesced read.
+__global__ void bigCopy(float *out, const Wide *rows) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  Wide r = rows[i];
+  out[i] = r.v[0];
+}
+// CHECK: kernel bigCopy
+// CHECK: global load rows[i] stride 16 score -0.5
