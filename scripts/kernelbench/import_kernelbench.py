@@ -103,6 +103,18 @@ def describe_distribution(summaries):
             "stddev": float("%.3g" % std)}
 
 
+def constant_value(tensor):
+    """The single value every element of an output holds, or None."""
+    import torch
+    flat = tensor.detach().reshape(-1)
+    if flat.dtype == torch.bool:
+        flat = flat.to(torch.uint8)
+    if flat.numel() == 0:
+        return None
+    low, high = flat.min().item(), flat.max().item()
+    return low if low == high else None
+
+
 def output_digest(tensor):
     """The bytes of an output, hashed chunk by chunk: exact (NaN included)
     without holding two copies of a GB-sized output."""
@@ -219,6 +231,7 @@ def probe(path):
     input_meta = [(list(inputs[k].shape), dtype_name(inputs[k])) for k in tensors]
     outputs = forward(inputs)
     output_meta = [(list(o.shape), dtype_name(o)) for o in outputs]
+    constant = [constant_value(o) for o in outputs]
     del outputs
     # The reference must be a function of its arguments: the same inputs and
     # state twice, the same outputs (dropout in training mode is not).
@@ -238,8 +251,15 @@ def probe(path):
         if not isinstance(second[k], torch.Tensor):
             raise Refused("get_inputs()[%d] is a tensor, then a %s" % (k, type(second[k]).__name__))
         summaries[slot].append(summarize_input(second[k]))
-    second_shapes = [list(o.shape) for o in forward(second)]
-    del second
+    second_outputs = forward(second)
+    second_shapes = [list(o.shape) for o in second_outputs]
+    for k, output in enumerate(second_outputs):
+        # One value everywhere for both draws (KernelBench's Conv3d_GroupNorm_Min_Clamp_Dropout clamps to
+        # a single value): no candidate could be told right from wrong, as the judge would say at once.
+        if constant[k] is not None and constant_value(output) == constant[k]:
+            raise Refused("output %d is %r everywhere, whatever the inputs: a task whose expected output is "
+                          "constant cannot tell a wrong candidate from a right one" % (k, constant[k]))
+    del second, second_outputs
     if [shape for shape, _ in output_meta] != second_shapes:
         raise Refused("the output shape depends on the input values (%s, then %s)" % (
             [shape for shape, _ in output_meta], second_shapes))

@@ -3,9 +3,9 @@
 `cudaperf import-kernelbench`, then host-memory C candidates through the
 judge against the PyTorch reference (no GPU needed):
 
-  - 11 of the 14 problems import (int64 labels and indices, a bool mask, a
+  - 11 of the 15 problems import (int64 labels and indices, a bool mask, a
     half-precision tensor and a number among the inputs among them), the
-    other three are refused with their reason;
+    other four are refused with their reason;
   - the entry signatures list the inputs, then parameters and buffers, then outputs;
   - correct candidates are ok, wrong ones (a threshold, a missing bias,
     BatchNorm's evaluation mode for a module in training mode, int64 labels
@@ -56,8 +56,10 @@ try:
     print(run.stdout + run.stderr)
     lines = run.stdout.splitlines()
     refused = {line.split()[0]: line for line in lines if " refused " in line}
-    check("11 of 14 imported" in run.stdout and run.returncode == 3,
-          "11 of 14 problems imported (exit 3: some refused)")
+    check("11 of 15 imported" in run.stdout and run.returncode == 3,
+          "11 of 15 problems imported (exit 3: some refused)")
+    check("constant" in refused.get("15_constant_output.py", ""),
+          "an output that is one value whatever the inputs is refused with its reason")
     check("depends on the input values" in refused.get("7_positive_values.py", ""),
           "a data-dependent output shape is refused with its reason")
     check("complex64" in refused.get("14_complex_input.py", ""), "a complex64 input is refused with its reason")
