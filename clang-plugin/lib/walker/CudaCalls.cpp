@@ -167,9 +167,10 @@ Value KernelWalker::evalCall(const CallExpr *call) {
 // method may read one field of it, and a 256-byte object counted as one
 // access would make a 256-byte stride look like stride 1.
 bool KernelWalker::isSmallValueType(QualType type) const {
-  if (!type->isRecordType() || type->isIncompleteType() || type->isDependentType())
+  if (type.isNull() || !type->isRecordType())
     return false;
-  return ast_.getTypeSizeInChars(type).getQuantity() <= 16;
+  const auto size = typeSize(type); // none for an invalid, incomplete or dependent record
+  return size && *size <= 16;
 }
 
 bool KernelWalker::isHalfIntrinsic(const std::string &name) {
