@@ -4,7 +4,9 @@
 
 namespace cudaperf {
 
-std::string cacheHintIntrinsicsHeader() {
+namespace {
+
+std::string buildHeader() {
   // The types sm_32_intrinsics.h (CUDA 13) declares them for.
   static constexpr std::array kTypes = {
       "long",       "unsigned long", "char",          "signed char",    "short",        "int",
@@ -26,6 +28,13 @@ std::string cacheHintIntrinsicsHeader() {
       text += std::string("__attribute__((device)) void ") + store + "(" + type + " *, " + type + ");\n";
   }
   return text + "#endif\n";
+}
+
+} // namespace
+
+const std::string &cacheHintIntrinsicsHeader() {
+  static const std::string header = buildHeader(); // every analysis maps it: built once
+  return header;
 }
 
 } // namespace cudaperf

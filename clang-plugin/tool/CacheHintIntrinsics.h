@@ -14,6 +14,6 @@ namespace cudaperf {
 inline constexpr const char *kCacheHintIntrinsicsPath = "/cudaperf-compat/cudaperf_cache_hint_intrinsics.h";
 
 // The header's text: declarations only (-fsyntax-only needs no bodies).
-std::string cacheHintIntrinsicsHeader();
+const std::string &cacheHintIntrinsicsHeader();
 
 } // namespace cudaperf

@@ -85,8 +85,8 @@ int main(int argc, const char **argv) {
   const std::vector<std::string> analysisArgs = cudaperf::analysisCompilerArgs(options, {});
   tool.appendArgumentsAdjuster(
       clang::tooling::getInsertArgumentAdjuster(analysisArgs, clang::tooling::ArgumentInsertPosition::BEGIN));
-  const std::string cacheHints = cudaperf::cacheHintIntrinsicsHeader(); // mapVirtualFile keeps a reference
-  tool.mapVirtualFile(cudaperf::kCacheHintIntrinsicsPath, cacheHints);
+  // mapVirtualFile keeps a reference: the header is a static that outlives the tool.
+  tool.mapVirtualFile(cudaperf::kCacheHintIntrinsicsPath, cudaperf::cacheHintIntrinsicsHeader());
 
   std::vector<cudaperf::TranslationUnitReport> reports;
   FeatureActionFactory factory(options, reports);

@@ -400,6 +400,17 @@ TEST(Judge, AReferenceWithIntegerOutputsThatBreaksAtTheTimedCallsIsTheTasksVerdi
   EXPECT_NE(errorOf(r[0]).find("every byte 0xFF"), std::string::npos) << errorOf(r[0]);
   const auto control = judge(floorTask, "floor100", CUDAPERF_FLOOR_REFERENCE, {CUDAPERF_FLOOR_REFERENCE});
   EXPECT_EQ(statusOf(control[0]), "ok") << json::serialize(control[0]);
+  // Class 9 through that rule: a candidate poisons its inputs so that the
+  // oracle would write -1 everywhere, or writes the pattern as its own answer.
+  // Either verdict is the candidate's, and the next candidate's inputs are clean.
+  const auto hostile =
+      judge(floorTask, "floor100", CUDAPERF_FLOOR_REFERENCE,
+            {CUDAPERF_HOSTILE_INT_POISON_INPUTS, CUDAPERF_HOSTILE_ALL_ONES_OUTPUT, CUDAPERF_FLOOR_REFERENCE});
+  const auto own = statusOf(hostile[0]);
+  EXPECT_TRUE(own == "ok" || own == "wrong_answer" || own == "runtime_error" || own == "rejected")
+      << json::serialize(hostile[0]);
+  EXPECT_EQ(statusOf(hostile[1]), "wrong_answer") << json::serialize(hostile[1]);
+  EXPECT_EQ(statusOf(hostile[2]), "ok") << json::serialize(hostile[2]);
 }
 
 TEST(Judge, PoisonedInputsCannotTurnTheReferenceRuleIntoAnUnscoredVerdict) { // class 9
