@@ -268,6 +268,8 @@ TaskSpec buildTask(const std::string &text, const std::string &folderName, const
     reader.fail("", "reference.c is missing beside task.json");
   if (std::filesystem::exists(*directory / "baseline.cu"))
     task.baseline = *directory / "baseline.cu";
+  if (std::filesystem::exists(*directory / "baseline_eager.c"))
+    task.eagerBaseline = *directory / "baseline_eager.c";
   if (auto *variants = root.if_contains("variants")) {
     for (const auto &[key, expectation] : reader.object(*variants, "variants")) {
       const std::string field = "variants." + std::string(key);

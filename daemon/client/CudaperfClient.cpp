@@ -3,7 +3,7 @@
 //   cudaperf [--url http://127.0.0.1:8742[,http://host2:8742...]] analyze FILE.cu [--arch sm_90]
 //   cudaperf [--url ...] eval --task NAME FILE.cu [--turn N]
 //   cudaperf [--url ...] tasks | health
-//   cudaperf import-kernelbench DIR|FILE... --out TASKS_DIR [--memory device|host]
+//   cudaperf import-kernelbench DIR|FILE... --out TASKS_DIR [--memory device|host] [--eager-baseline auto|none]
 //            (scripts/kernelbench/import_kernelbench.py with the Python that has torch:
 //             $CUDAPERF_PYTHON, else python3)
 //

@@ -583,6 +583,9 @@ json::object Evaluator::compute(const EvaluationRequest &request, const Prepared
       json::object &timing = result["timing"].as_object();
       timing["speedup"] = *judgedRun.speedup;
       timing["baseline"] = judgedRun.baseline;
+      // What the GPU speedup is against: the task's baseline.cu, or an imported task's PyTorch eager.
+      if (judgedRun.baseline == "gpu")
+        timing["gpu_baseline_source"] = task.eagerBaseline ? "pytorch_eager" : "baseline.cu";
     }
   }
   result["status"] = status;

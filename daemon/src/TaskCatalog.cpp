@@ -1,6 +1,7 @@
 #include "cudaperf/daemon/TaskCatalog.h"
 
 #include "cudaperf/contracts/ContentKey.h"
+#include "cudaperf/daemon/InstalledPaths.h"
 #include "cudaperf/daemon/Sandbox.h"
 
 #include <unistd.h>
@@ -14,7 +15,8 @@ TaskCatalog::TaskCatalog(const std::filesystem::path &tasksDir, const std::files
   std::filesystem::permissions(cacheDir_, std::filesystem::perms::owner_all); // the sandbox user must not read them
   for (const auto &task : tasks_) {
     json_[task.name] = fileContents(task.directory / "task.json");
-    sources_[task.name] = contentKey({fileContents(task.reference), task.baseline ? fileContents(*task.baseline) : ""});
+    sources_[task.name] = contentKey({fileContents(task.reference), task.baseline ? fileContents(*task.baseline) : "",
+                                      task.eagerBaseline ? fileContents(*task.eagerBaseline) : ""});
   }
 }
 
@@ -69,34 +71,10 @@ PreparedTask TaskCatalog::compileTask(const std::string &name) const {
   }
   prepared.taskJson = json_.at(name);
   // The reference is the task author's code, compiled outside the candidate's reach.
-  const std::string referenceSource = fileContents(prepared.spec->reference);
-  prepared.reference = cacheDir_ / (name + "-" + contentKey({"cc -O2 -shared -fPIC", referenceSource}) + ".so");
-  if (!std::filesystem::exists(prepared.reference)) {
-    // Written under a private name and renamed: a concurrent daemon sharing
-    // the cache never loads a half-written library.
-    const auto partial = prepared.reference.string() + ".partial-" + std::to_string(::getpid());
-    sandbox::Request request;
-    request.argv = {"/usr/bin/cc",
-                    "-O2",
-                    "-shared",
-                    "-fPIC",
-                    "-o",
-                    partial,
-                    std::filesystem::absolute(prepared.spec->reference).string(),
-                    "-lm"};
-    sandbox::Limits limits;
-    limits.dropPrivileges = false;   // writes into the daemon's cache
-    limits.requireIsolation = false; // the task author's trusted code
-    limits.wallSeconds = 60;
-    const auto result = sandbox::run(request, limits);
-    std::error_code renameError;
-    if (result.succeeded())
-      std::filesystem::rename(partial, prepared.reference, renameError);
-    if (!result.succeeded() || renameError) {
-      std::filesystem::remove(partial, renameError);
-      prepared.error = "cannot compile the reference of '" + name + "': " + result.stderrText + result.note;
-      return prepared;
-    }
+  if (std::string problem = compileTrusted(name, prepared.spec->reference, {"-lm"}, prepared.reference);
+      !problem.empty()) {
+    prepared.error = "cannot compile the reference of '" + name + "': " + problem;
+    return prepared;
   }
   if (prepared.spec->baseline) {
     const auto compiled = compiler_.compile(fileContents(*prepared.spec->baseline), prepared.spec->allowedLibraries);
@@ -104,8 +82,55 @@ PreparedTask TaskCatalog::compileTask(const std::string &name) const {
       prepared.baseline = compiled.library;
     else
       prepared.error = "cannot compile the baseline of '" + name + "': " + compiled.log;
+  } else if (prepared.spec->eagerBaseline) {
+    // Found beside this program (the build tree, or libexec/cudaperf): a
+    // daemon built without LibTorch serves the task without a GPU baseline.
+    const std::filesystem::path runtime = companionProgram("libcudaperf-eager.so");
+    if (std::filesystem::exists(runtime)) {
+      const std::string folder = runtime.parent_path().string();
+      std::filesystem::path library;
+      if (std::string problem = compileTrusted(name + "-eager", *prepared.spec->eagerBaseline,
+                                               {"-L" + folder, "-lcudaperf-eager", "-Wl,-rpath," + folder}, library);
+          !problem.empty()) {
+        prepared.error = "cannot compile the eager baseline of '" + name + "': " + problem;
+        return prepared;
+      }
+      prepared.baseline = library;
+      prepared.eagerBaseline = true;
+    }
   }
   return prepared;
+}
+
+std::string TaskCatalog::compileTrusted(const std::string &name, const std::filesystem::path &source,
+                                        const std::vector<std::string> &linkFlags,
+                                        std::filesystem::path &library) const {
+  const std::string text = fileContents(source);
+  std::string flags;
+  for (const std::string &flag : linkFlags)
+    flags += ' ' + flag;
+  library = cacheDir_ / (name + "-" + contentKey({"cc -O2 -shared -fPIC" + flags, text}) + ".so");
+  if (std::filesystem::exists(library))
+    return "";
+  // Written under a private name and renamed: a concurrent daemon sharing
+  // the cache never loads a half-written library.
+  const auto partial = library.string() + ".partial-" + std::to_string(::getpid());
+  sandbox::Request request;
+  request.argv = {"/usr/bin/cc", "-O2", "-shared", "-fPIC", "-o", partial, std::filesystem::absolute(source).string()};
+  request.argv.insert(request.argv.end(), linkFlags.begin(), linkFlags.end());
+  sandbox::Limits limits;
+  limits.dropPrivileges = false;   // writes into the daemon's cache
+  limits.requireIsolation = false; // the task author's trusted code
+  limits.wallSeconds = 60;
+  const auto result = sandbox::run(request, limits);
+  std::error_code renameError;
+  if (result.succeeded())
+    std::filesystem::rename(partial, library, renameError);
+  if (!result.succeeded() || renameError) {
+    std::filesystem::remove(partial, renameError);
+    return result.stderrText + result.note + (renameError ? renameError.message() : "");
+  }
+  return "";
 }
 
 } // namespace cudaperf

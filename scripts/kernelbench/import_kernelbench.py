@@ -180,7 +180,7 @@ def computed_as_float32(model, values, low):
     return tuple(rounded) if isinstance(result, (tuple, list)) else rounded[0]
 
 
-def probe(path):
+def probe(path, eager_device=None):
     import torch
     started = time.time()
     sys.path.insert(0, os.path.dirname(os.path.abspath(path)))
@@ -308,8 +308,107 @@ def probe(path):
                          len(output_meta),
                          MAX_ARGUMENTS))
     low = next((dtype for _, dtype in input_meta if dtype in ("float16", "bfloat16")), None)
-    return {"ok": True, "computed_as_float32": low, "init_inputs": init_inputs, "baked_inputs": baked_inputs,
-            "arguments": arguments, "skipped": skipped, "seconds": time.time() - started, "torch": torch.__version__}
+    found = {"ok": True, "computed_as_float32": low, "init_inputs": init_inputs, "baked_inputs": baked_inputs,
+             "arguments": arguments, "skipped": skipped, "torch": torch.__version__}
+    if eager_device:
+        traced = time.time()
+        try:
+            found["eager"] = {"graph": trace_eager(model, initial, arguments, baked_inputs, draw, tensors, low,
+                                                   eager_device),
+                              "device": eager_device, "seconds": round(time.time() - traced, 3)}
+        except Exception as error:  # the task stands; its answers then have no speedup against eager
+            found["eager_problem"] = "%s: %s" % (type(error).__name__, str(error).strip().splitlines()[0][:300]
+                                                 if str(error).strip() else "")
+    found["seconds"] = time.time() - started
+    return found
+
+
+def trace_eager(model, initial, arguments, baked_inputs, draw, tensors, low, device):
+    """The module as PyTorch eager runs it, traced (TorchScript) into a
+    function of the entry's non-output arguments in their order: the forward
+    inputs, then the parameters and buffers (bound with functional_call, so
+    none is stored in the graph). Returned as the saved graph's bytes
+    (base64). Buffers are cloned inside (a BatchNorm in training mode updates
+    its running statistics, which must not write into the judge's inputs);
+    an input the forward writes into is cloned too. On the CPU a half
+    problem is computed in float32 as the reference is; on the GPU natively,
+    as KernelBench's eager baseline runs it. Checked against the module on a
+    fresh draw before it is kept."""
+    import base64
+    import io
+    import torch
+    model = model.to(device)
+    state = [a for a in arguments if a["role"] in ("parameter", "buffer")]
+    count = len(tensors)
+    widen = getattr(torch, low) if low and device == "cpu" else None
+
+    def functional_call(module, bound, values):
+        """module(*values) with its parameters and buffers replaced by
+        `bound` (torch's stateless API refuses to run under the tracer)."""
+        saved = []
+        for dotted, tensor in bound.items():
+            *path, leaf = dotted.split(".")
+            owner = module
+            for part in path:
+                owner = getattr(owner, part)
+            table = owner._parameters if leaf in owner._parameters else owner._buffers
+            saved.append((table, leaf, table[leaf]))
+            table[leaf] = tensor
+        try:
+            return module(*values)
+        finally:
+            for table, leaf, original in reversed(saved):
+                table[leaf] = original
+
+    class Eager(torch.nn.Module):
+        def __init__(self, cloned):
+            super().__init__()
+            object.__setattr__(self, "problem", model)  # not a submodule: its weights stay out of the graph
+            self.cloned = cloned
+
+        def forward(self, *args):
+            values = [a.clone() if k in self.cloned else a for k, a in enumerate(args[:count])]
+            bound = {a["module_name"]: (t.clone() if a["role"] == "buffer" else t)
+                     for a, t in zip(state, args[count:])}
+            for baked in baked_inputs:
+                values.insert(baked["position"], baked["value"])
+            if widen is not None:
+                values = [v.float() if isinstance(v, torch.Tensor) and v.dtype == widen else v for v in values]
+            result = functional_call(self.problem, bound, tuple(values))
+            results = list(result) if isinstance(result, (tuple, list)) else [result]
+            if widen is not None:
+                results = [r.to(widen) if r.dtype == torch.float32 else r for r in results]
+            return tuple(results)
+
+    def arguments_of(seed):
+        values = draw(seed)
+        return [values[k].to(device) for k in tensors] + [initial[a["module_name"]].to(device) for a in state]
+
+    def same(got, want):  # a library may pick another algorithm from one call to the next: close, not equal
+        return len(got) == len(want) and all(
+            g.shape == w.shape and g.dtype == w.dtype and
+            (torch.allclose(g.float(), w.float(), rtol=1e-4, atol=1e-5, equal_nan=True) if g.is_floating_point()
+             else torch.equal(g, w)) for g, w in zip(got, want))
+
+    with torch.no_grad():
+        cloned = set()
+        args = arguments_of(5)
+        before = [a.clone() for a in args[:count]]
+        want = Eager(cloned)(*args)
+        cloned = {k for k in range(count) if not torch.equal(before[k], args[k])}  # inputs the forward writes
+        del before
+        args = arguments_of(5)
+        traced = torch.jit.trace(Eager(cloned), tuple(args), check_trace=False)
+        args = arguments_of(6)
+        want = Eager(cloned)(*args)
+        got = traced(*args)
+        got = list(got) if isinstance(got, (tuple, list)) else [got]
+        if not same(got, list(want)):
+            raise ValueError("the traced graph does not give the module's outputs on a fresh draw "
+                             "(control flow that depends on the values?)")
+    buffer = io.BytesIO()
+    torch.jit.save(traced, buffer)
+    return base64.b64encode(buffer.getvalue()).decode()
 
 
 def json_scalar(value):
@@ -468,6 +567,50 @@ void %(name)s(%(params)s) {
        "count": len(arguments), "bytes": bytes_, "outputs": outputs, "name": name, "params": params}
 
 
+def eager_shim_c(name, arguments, problem, eager):
+    """The task's eager baseline: a C shim holding the traced graph, calling
+    libcudaperf-eager (daemon/eager) over the entry's buffers. The trusted
+    side compiles it with the host's C compiler; it is never a candidate."""
+    import base64
+    graph = base64.b64decode(eager["graph"])
+    rows = ",\n".join("  " + ", ".join("0x%02x" % b for b in graph[k:k + 16]) for k in range(0, len(graph), 16))
+    lines = "".join("%s %s %s\\n" % ("out" if a["role"] == "output" else "in", a.get("dtype", "float32"),
+                                      ",".join(map(str, a["shape"]))) for a in arguments)
+    params = ", ".join("void *a%d" % k for k in range(len(arguments)))
+    pointers = ", ".join("a%d" % k for k in range(len(arguments)))
+    return r'''/* Generated by cudaperf import-kernelbench from %(problem)s: its module
+   as PyTorch eager runs it (traced on %(device)s with torch %(torch)s), the task's GPU
+   baseline and the oracle of the timed calls. Arguments as the task's entry:
+   %(signature)s */
+#include <stdio.h>
+
+extern int cudaperf_eager_open(const unsigned char *graph, unsigned long bytes, const char *arguments,
+                               int device, char *error, unsigned long error_bytes);
+extern int cudaperf_eager_call(int handle, void *const *pointers, char *error, unsigned long error_bytes);
+
+static const unsigned char kGraph[] = {
+%(rows)s};
+static const char kArguments[] = "%(lines)s";
+static int handle = -1;
+
+__attribute__((constructor)) static void open_graph(void) {
+  char error[1024] = "";
+  handle = cudaperf_eager_open(kGraph, sizeof kGraph, kArguments, %(cuda)d, error, sizeof error);
+  if (error[0])
+    fprintf(stderr, "%(name)s: %%s\n", error);
+}
+
+void %(name)s(%(params)s) {
+  void *const pointers[] = {%(pointers)s};
+  char error[1024] = "";
+  if (cudaperf_eager_call(handle, pointers, error, sizeof error) != 0)
+    fprintf(stderr, "%(name)s: %%s\n", error);
+}
+''' % {"problem": os.path.basename(problem), "device": eager["device"], "torch": eager.get("torch", "?"),
+       "signature": signature_of(name, arguments), "rows": rows, "lines": lines,
+       "cuda": 1 if eager["device"] == "cuda" else 0, "name": name, "params": params, "pointers": pointers}
+
+
 def write_task(path, found, out_dir, memory):
     name = task_name(path)
     folder = os.path.join(out_dir, name)
@@ -517,6 +660,12 @@ def write_task(path, found, out_dir, memory):
     shutil.copyfile(os.path.join(HERE, "reference_server.py"), os.path.join(folder, "reference_server.py"))
     with open(os.path.join(folder, "reference.c"), "w") as handle:
         handle.write(reference_c(name, arguments, path))
+    shim = os.path.join(folder, "baseline_eager.c")
+    if "eager" in found:
+        with open(shim, "w") as handle:
+            handle.write(eager_shim_c(name, arguments, path, dict(found["eager"], torch=found["torch"])))
+    elif os.path.exists(shim):  # a re-import without one: no stale graph left behind
+        os.remove(shim)
     return name, signature
 
 
@@ -538,11 +687,15 @@ def main():
     parser.add_argument("--out")
     parser.add_argument("--probe", action="store_true")
     parser.add_argument("--memory", choices=("device", "host"), default="device")
+    parser.add_argument("--eager-baseline", choices=("auto", "none"), default="auto",
+                        help="auto: trace the module as the task's eager baseline, on the GPU for device tasks "
+                             "(none where this Python has no CUDA), on the CPU for host ones")
+    parser.add_argument("--eager-device", choices=("cuda", "cpu"), help=argparse.SUPPRESS)  # the probe's
     parser.add_argument("--timeout", type=float, default=300, help="seconds one problem may take to probe")
     args = parser.parse_args()
     if args.probe:
         try:
-            result = probe(args.paths[0])
+            result = probe(args.paths[0], args.eager_device)
         except Refused as why:
             result = {"ok": False, "reason": str(why)}
         except Exception as error:  # the problem's own code failed
@@ -554,10 +707,21 @@ def main():
     os.makedirs(args.out, exist_ok=True)
     rows, imported = [], 0
     paths = problem_files(args.paths)
+    probe_command = [sys.executable, os.path.abspath(__file__), "--probe"]
+    eager_note = None
+    if args.eager_baseline == "auto":
+        if args.memory == "host":
+            probe_command += ["--eager-device", "cpu"]
+        elif subprocess.run([sys.executable, "-c", "import torch, sys; sys.exit(not torch.cuda.is_available())"],
+                            capture_output=True).returncode == 0:
+            probe_command += ["--eager-device", "cuda"]
+        else:
+            eager_note = "no eager baseline: this Python's torch has no GPU to trace device tasks on"
+            print(eager_note, file=sys.stderr)
     for number, path in enumerate(paths, 1):
         started = time.time()
         try:
-            run = subprocess.run([sys.executable, os.path.abspath(__file__), "--probe", path], capture_output=True,
+            run = subprocess.run(probe_command + [path], capture_output=True,
                                  text=True, timeout=args.timeout)
             lines = run.stdout.strip().splitlines()
             found = json.loads(lines[-1]) if lines else {
@@ -567,7 +731,10 @@ def main():
         if found["ok"]:
             name, signature = write_task(path, found, args.out, args.memory)
             imported += 1
-            rows.append((os.path.basename(path), "imported", "%s  %s" % (name, signature), time.time() - started))
+            eager = ("eager baseline traced on %s" % found["eager"]["device"] if "eager" in found else
+                     "no eager baseline (%s)" % (found.get("eager_problem") or eager_note or "--eager-baseline none"))
+            rows.append((os.path.basename(path), "imported", "%s  %s; %s" % (name, signature, eager),
+                         time.time() - started))
         else:
             rows.append((os.path.basename(path), "refused", found["reason"], time.time() - started))
         # Progress as it goes (a level of KernelBench takes minutes); the table follows on stdout.

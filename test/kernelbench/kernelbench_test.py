@@ -12,9 +12,15 @@ judge against the PyTorch reference (no GPU needed):
     read as int32, int64 indices written as int32, an ignored mask) are
     wrong_answer;
   - a reference that cannot run (no Python there) is the task's fault
-    (bad_task), never the candidate's.
+    (bad_task), never the candidate's;
+  - with libcudaperf-eager (a build with LibTorch): every imported task has
+    its module traced as the PyTorch eager baseline (baseline_eager.c), which
+    the judge times in a sandboxed worker and uses as the timed calls'
+    oracle: ok answers carry a speedup against eager, wrong candidates are
+    still caught at every call, and an eager graph that cannot open is the
+    task's fault (bad_task).
 
-usage: kernelbench_test.py CUDAPERF_CLI CUDAPERF_EVALUATE
+usage: kernelbench_test.py CUDAPERF_CLI CUDAPERF_EVALUATE [LIBCUDAPERF_EAGER]
 Exits 77 (skipped) where no Python with torch is found (Debian: python3-torch).
 """
 import json
@@ -25,6 +31,7 @@ import sys
 import tempfile
 
 cli, evaluate = sys.argv[1:3]
+eager_runtime = sys.argv[3] if len(sys.argv) > 3 else None
 here = os.path.dirname(os.path.abspath(__file__))
 
 python = None
@@ -125,16 +132,33 @@ try:
              ("kb_13_scalar_input", "scalar_input_ok.c", "ok"),
              ("kb_13_scalar_input", "scalar_input_wrong.c", "wrong_answer")]
 
-    def judged(task, library, env, seed="fresh"):
+    def eager_baseline(task, shim=None):
+        """The task's eager shim built as TaskCatalog builds it (cc against libcudaperf-eager)."""
+        library = os.path.join(refs, task + "-eager.so")
+        folder = os.path.dirname(os.path.abspath(eager_runtime))
+        subprocess.run(["cc", "-O2", "-shared", "-fPIC", "-o", library,
+                        shim or os.path.join(tasks, task, "baseline_eager.c"), "-L" + folder, "-lcudaperf-eager",
+                        "-Wl,-rpath," + folder], check=True)
+        return library
+
+    def judged(task, library, env, seed="fresh", baseline=None):
         reference = os.path.join(refs, task + ".so")
         if not os.path.exists(reference):
             build(os.path.join(tasks, task, "reference.c"), reference)
-        out = subprocess.run([evaluate, "--task", os.path.join(tasks, task), "--reference", reference,
-                              "--candidate", library, "--device", "none", "--seed", seed, "--runs", "5",
-                              "--warmup", "1"], capture_output=True, text=True, env=env, timeout=600)
+        if baseline is None and eager_runtime:
+            baseline = eager_baseline(task)
+        command = [evaluate, "--task", os.path.join(tasks, task), "--reference", reference, "--candidate", library,
+                   "--device", "none", "--seed", seed, "--runs", "5", "--warmup", "1"]
+        out = subprocess.run(command + (["--baseline", baseline] if baseline else []), capture_output=True,
+                             text=True, env=env, timeout=600)
         answers = [json.loads(line) for line in out.stdout.splitlines() if line.startswith("{")]
         return answers[0] if answers else {"status": "no answer", "error": out.stderr[-500:]}
 
+    imported = sorted(name for name in os.listdir(tasks) if os.path.exists(os.path.join(tasks, name, "task.json")))
+    if eager_runtime:
+        traced = [name for name in imported if os.path.exists(os.path.join(tasks, name, "baseline_eager.c"))]
+        check(traced == imported, "every imported task has its eager baseline traced (%d of %d)" % (
+            len(traced), len(imported)))
     for task, source, expected in cases:
         library = build(os.path.join(here, "candidates", source), os.path.join(candidates, source[:-2] + ".so"))
         answer = judged(task, library, environment)
@@ -142,6 +166,13 @@ try:
         check(answer["status"] == expected, "%s with %s: %s (expected %s; %s of %s tests; %s)" % (
             task, source, answer["status"], expected, correctness.get("passed"), correctness.get("total"),
             answer.get("error", "")[:200]))
+        timing = answer.get("timing", {})
+        if eager_runtime and expected == "ok":
+            eager = timing.get("gpu_baseline", {}).get("median_ms", 0)
+            check(eager > 0 and timing.get("speedup_gpu", 0) > 0 and
+                  timing.get("verified_calls", 0) >= timing.get("timed_calls", 1),
+                  "%s: timed against PyTorch eager (%.4f ms, speedup %.2f), every timed call verified by it" % (
+                      task, eager, timing.get("speedup_gpu", 0)))
 
     # No Python where the reference runs: every output NaN, the task's own verdict.
     broken = dict(environment, CUDAPERF_PYTHON="/nonexistent/python3")
@@ -150,6 +181,18 @@ try:
     answer = judged("kb_1_relu", os.path.join(candidates, "relu_ok.so"), broken, seed="7")
     check(answer["status"] == "bad_task", "a reference that cannot start is bad_task, not the candidate's (%s: %s)" % (
         answer["status"], answer.get("error", "")[:200]))
+
+    if eager_runtime:
+        # A graph that cannot be read (here: its bytes cut short) poisons the oracle's outputs: the task's verdict.
+        shim = open(os.path.join(tasks, "kb_1_relu", "baseline_eager.c")).read()
+        broken_shim = os.path.join(refs, "relu_broken_eager.c")
+        open(broken_shim, "w").write(shim.replace("static const unsigned char kGraph[] = {",
+                                                  "static const unsigned char kGraph[] = {0x50, 0x4b, 0x03, 0x04,", 1))
+        answer = judged("kb_1_relu", os.path.join(candidates, "relu_ok.so"), environment, seed="8",
+                        baseline=eager_baseline("kb_1_relu", broken_shim))
+        check(answer["status"] == "bad_task" and "eager" in answer.get("error", ""),
+              "an eager baseline whose graph cannot open is bad_task, not the candidate's (%s: %s)" % (
+                  answer["status"], answer.get("error", "")[:300]))
 finally:
     shutil.rmtree(work, ignore_errors=True)
 

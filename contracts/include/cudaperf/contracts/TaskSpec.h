@@ -100,6 +100,10 @@ struct TaskSpec {
   std::vector<std::string> allowedLibraries;
   std::filesystem::path reference;               // reference.c
   std::optional<std::filesystem::path> baseline; // baseline.cu
+  // baseline_eager.c: an imported KernelBench task's PyTorch eager baseline
+  // (its traced module in a C shim over libcudaperf-eager), used where there
+  // is no baseline.cu.
+  std::optional<std::filesystem::path> eagerBaseline;
   std::vector<VariantSpec> variants;
 
   Tolerance toleranceFor(ElementType type) const { return tolerance ? *tolerance : defaultTolerance(type); }

@@ -1,6 +1,7 @@
 // The bundled tasks as the daemon serves them: specs loaded and validated at
 // start, and per task (on first use, once) the reference compiled with cc
-// and the GPU baseline compiled through the sandboxed compiler.
+// and the GPU baseline compiled through the sandboxed compiler (an imported
+// KernelBench task's PyTorch eager shim with cc, against libcudaperf-eager).
 #pragma once
 
 #include "cudaperf/contracts/TaskSpec.h"
@@ -20,7 +21,8 @@ struct PreparedTask {
   const TaskSpec *spec = nullptr;
   std::string taskJson;
   std::filesystem::path reference;               // compiled reference.c
-  std::optional<std::filesystem::path> baseline; // compiled baseline.cu
+  std::optional<std::filesystem::path> baseline; // compiled baseline.cu, or baseline_eager.c
+  bool eagerBaseline = false;                    // the baseline is PyTorch eager (an imported task)
   std::string error;                             // why preparing failed (then the task cannot be evaluated)
 };
 
@@ -43,6 +45,9 @@ public:
 
 private:
   PreparedTask compileTask(const std::string &name) const;
+  // The task author's C source as a shared library in the cache (cc, trusted), or the compiler's complaint.
+  std::string compileTrusted(const std::string &name, const std::filesystem::path &source,
+                             const std::vector<std::string> &linkFlags, std::filesystem::path &library) const;
 
   std::filesystem::path tasksDir_, cacheDir_;
   CandidateCompiler &compiler_;

@@ -1,0 +1,233 @@
+// libcudaperf-eager: PyTorch eager as a task's trusted GPU baseline.
+//
+// An imported KernelBench task carries its module traced by the importer
+// (TorchScript: the module's ATen calls, in order, with the inputs, the
+// parameters and the buffers as arguments) inside a small C shim
+// (baseline_eager.c, written by import_kernelbench.py). The shim's
+// constructor opens the graph here and its entry function calls it over the
+// judge's buffers, wrapped in place (no copy of any input), then copies each
+// result into its output buffer. The judge loads the shim as the oracle of
+// the timed calls and times it in a worker like any candidate: eager's time
+// is the speedup's denominator.
+//
+// The graph runs as recorded: the graph executor's optimisations (fusion,
+// specialisation) are off, so what runs are the kernels PyTorch eager
+// launches for the module, without Python's per-operator overhead.
+#include <ATen/Parallel.h>
+#include <torch/cuda.h>
+#include <torch/script.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <memory>
+#include <mutex>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace {
+
+struct Argument {
+  bool output = false;
+  at::ScalarType type = at::kFloat;
+  std::vector<int64_t> shape;
+};
+
+struct Graph {
+  torch::jit::Module module;
+  std::vector<Argument> arguments;
+  at::Device device = at::kCPU;
+  std::string openError; // set: every call poisons its outputs and says this
+};
+
+std::mutex graphsLock;
+std::vector<std::unique_ptr<Graph>> graphs;
+
+void say(char *error, unsigned long bytes, const std::string &text) {
+  if (error && bytes)
+    std::snprintf(error, bytes, "%s", text.c_str());
+}
+
+at::ScalarType scalarType(const std::string &name) {
+  if (name == "float32")
+    return at::kFloat;
+  if (name == "float16")
+    return at::kHalf;
+  if (name == "bfloat16")
+    return at::kBFloat16;
+  if (name == "int64")
+    return at::kLong;
+  if (name == "int32")
+    return at::kInt;
+  if (name == "bool")
+    return at::kBool;
+  throw std::runtime_error("unknown element type '" + name + "'");
+}
+
+// One line per argument of the entry, in its order: "in|out TYPE d0,d1,..." (no extents: a 0-d tensor).
+std::vector<Argument> parseArguments(const char *text) {
+  std::vector<Argument> arguments;
+  std::istringstream lines(text);
+  std::string line;
+  while (std::getline(lines, line)) {
+    if (line.empty())
+      continue;
+    std::istringstream fields(line);
+    std::string role, type, extents;
+    fields >> role >> type >> extents;
+    if (role != "in" && role != "out")
+      throw std::runtime_error("argument line '" + line + "': the role is in or out");
+    Argument argument;
+    argument.output = role == "out";
+    argument.type = scalarType(type);
+    std::istringstream dims(extents);
+    std::string dim;
+    while (std::getline(dims, dim, ','))
+      if (!dim.empty())
+        argument.shape.push_back(std::stoll(dim));
+    arguments.push_back(std::move(argument));
+  }
+  return arguments;
+}
+
+at::Tensor wrap(const Graph &graph, const Argument &argument, void *pointer) {
+  return at::from_blob(pointer, argument.shape, at::TensorOptions().dtype(argument.type).device(graph.device));
+}
+
+std::vector<at::Tensor> results(const c10::IValue &value) {
+  std::vector<at::Tensor> tensors;
+  if (value.isTensor()) {
+    tensors.push_back(value.toTensor());
+  } else if (value.isTuple()) {
+    for (const auto &element : value.toTupleRef().elements())
+      tensors.push_back(element.toTensor());
+  } else if (value.isTensorList()) {
+    for (const at::Tensor &element : value.toTensorVector())
+      tensors.push_back(element);
+  } else {
+    throw std::runtime_error("the traced module returned " + value.tagKind() + ", not tensors");
+  }
+  return tensors;
+}
+
+void call(Graph &graph, void *const *pointers) {
+  torch::NoGradGuard noGrad;
+  std::vector<c10::IValue> inputs;
+  std::vector<at::Tensor> outputs;
+  for (std::size_t i = 0; i < graph.arguments.size(); ++i) {
+    at::Tensor tensor = wrap(graph, graph.arguments[i], pointers[i]);
+    if (graph.arguments[i].output)
+      outputs.push_back(tensor);
+    else
+      inputs.emplace_back(tensor);
+  }
+  const std::vector<at::Tensor> produced = results(graph.module.forward(inputs));
+  if (produced.size() != outputs.size())
+    throw std::runtime_error("the module returned " + std::to_string(produced.size()) + " tensors, the task has " +
+                             std::to_string(outputs.size()) + " outputs");
+  for (std::size_t i = 0; i < outputs.size(); ++i) {
+    if (produced[i].sizes() != outputs[i].sizes())
+      throw std::runtime_error("output " + std::to_string(i) + " has another shape than the task's");
+    outputs[i].copy_(produced[i]);
+  }
+}
+
+// What an oracle that cannot compute leaves: NaN in float outputs, every
+// byte 0xFF in the others (the judge calls such a reference's task bad).
+void poison(Graph &graph, void *const *pointers) {
+  try {
+    for (std::size_t i = 0; i < graph.arguments.size(); ++i) {
+      if (!graph.arguments[i].output)
+        continue;
+      at::Tensor tensor = wrap(graph, graph.arguments[i], pointers[i]);
+      if (at::isFloatingType(tensor.scalar_type()))
+        tensor.fill_(std::nan(""));
+      else
+        tensor.view(at::kByte).fill_(0xFF);
+    }
+  } catch (const std::exception &) {
+  }
+}
+
+} // namespace
+
+#define CUDAPERF_EAGER_EXPORT __attribute__((visibility("default")))
+
+extern "C" {
+
+// Opens a traced graph; `device` 1 for CUDA buffers, 0 for host ones.
+// Returns a handle for cudaperf_eager_call (also when the graph failed to
+// open: its calls then poison their outputs), or -1 when `arguments` is
+// malformed; `error` says what failed.
+CUDAPERF_EAGER_EXPORT int cudaperf_eager_open(const unsigned char *bytes, unsigned long size, const char *arguments,
+                                              int device, char *error, unsigned long errorBytes) {
+  auto graph = std::make_unique<Graph>();
+  try {
+    graph->arguments = parseArguments(arguments);
+  } catch (const std::exception &failure) {
+    say(error, errorBytes, std::string("the eager baseline's arguments: ") + failure.what());
+    return -1;
+  }
+  try {
+    // As recorded: no fusion, no specialisation on the first calls' shapes.
+    torch::jit::setGraphExecutorOptimize(false);
+    // Host tasks' candidates are one thread; so is their eager baseline.
+    at::set_num_threads(1);
+    graph->device = device ? at::Device(at::kCUDA, 0) : at::Device(at::kCPU);
+    std::istringstream stream(std::string(reinterpret_cast<const char *>(bytes), size));
+    graph->module = torch::jit::load(stream, graph->device);
+    graph->module.eval();
+    // Two calls on zeros (a valid index, a finite value everywhere): the
+    // libraries' handles, workspaces and lazily loaded kernels are made
+    // now, in the load, not in the first timed call.
+    std::vector<at::Tensor> warm;
+    std::vector<void *> pointers;
+    for (const Argument &argument : graph->arguments) {
+      warm.push_back(at::zeros(argument.shape, at::TensorOptions().dtype(argument.type).device(graph->device)));
+      pointers.push_back(warm.back().data_ptr());
+    }
+    for (int i = 0; i < 2; ++i)
+      call(*graph, pointers.data());
+    if (device)
+      torch::cuda::synchronize();
+  } catch (const std::exception &failure) {
+    // Kept: its calls poison their outputs, so the oracle's failure is the task's.
+    graph->openError = std::string("the eager baseline cannot open its graph: ") + failure.what();
+    say(error, errorBytes, graph->openError);
+  }
+  std::lock_guard lock(graphsLock);
+  graphs.push_back(std::move(graph));
+  return static_cast<int>(graphs.size() - 1);
+}
+
+// One forward over the entry's arguments (pointers in the entry's order).
+// Returns 0, or -1 with `error` set and the outputs poisoned.
+CUDAPERF_EAGER_EXPORT int cudaperf_eager_call(int handle, void *const *pointers, char *error,
+                                              unsigned long errorBytes) {
+  Graph *graph = nullptr;
+  {
+    std::lock_guard lock(graphsLock);
+    if (handle < 0 || static_cast<std::size_t>(handle) >= graphs.size()) {
+      say(error, errorBytes, "the eager baseline's graph did not open");
+      return -1;
+    }
+    graph = graphs[handle].get();
+  }
+  if (!graph->openError.empty()) {
+    say(error, errorBytes, graph->openError);
+    poison(*graph, pointers);
+    return -1;
+  }
+  try {
+    call(*graph, pointers);
+    return 0;
+  } catch (const std::exception &failure) {
+    say(error, errorBytes, std::string("the eager baseline failed: ") + failure.what());
+    poison(*graph, pointers);
+    return -1;
+  }
+}
+
+} // extern "C"
