@@ -19,10 +19,12 @@ parameters and buffers drawn from the evaluation's secret seed like any input.
 Problems the format cannot express get a reason in the summary, never a
 silent skip.
 
-usage: import_kernelbench.py DIR|FILE... --out TASKS_DIR [--memory device|host] [--timeout 300]
+usage: import_kernelbench.py DIR|FILE... --out TASKS_DIR [--memory device|host] [--eager-baseline auto|none]
+                             [--jobs N] [--timeout 300]
        import_kernelbench.py --probe FILE      (one problem, JSON on stdout; used by the above)
 """
 import argparse
+import concurrent.futures
 import glob
 import inspect
 import json
@@ -691,6 +693,7 @@ def main():
                         help="auto: trace the module as the task's eager baseline, on the GPU for device tasks "
                              "(none where this Python has no CUDA), on the CPU for host ones")
     parser.add_argument("--eager-device", choices=("cuda", "cpu"), help=argparse.SUPPRESS)  # the probe's
+    parser.add_argument("--jobs", type=int, default=1, help="problems probed at once (each in a process of its own)")
     parser.add_argument("--timeout", type=float, default=300, help="seconds one problem may take to probe")
     args = parser.parse_args()
     if args.probe:
@@ -718,7 +721,7 @@ def main():
         else:
             eager_note = "no eager baseline: this Python's torch has no GPU to trace device tasks on"
             print(eager_note, file=sys.stderr)
-    for number, path in enumerate(paths, 1):
+    def probe_one(path):
         started = time.time()
         try:
             run = subprocess.run(probe_command + [path], capture_output=True,
@@ -728,18 +731,27 @@ def main():
                 "ok": False, "reason": "the probe died (%s): %s" % (run.returncode, run.stderr.strip()[-300:])}
         except subprocess.TimeoutExpired:
             found = {"ok": False, "reason": "probing took more than %g s" % args.timeout}
-        if found["ok"]:
-            name, signature = write_task(path, found, args.out, args.memory)
-            imported += 1
-            eager = ("eager baseline traced on %s" % found["eager"]["device"] if "eager" in found else
-                     "no eager baseline (%s)" % (found.get("eager_problem") or eager_note or "--eager-baseline none"))
-            rows.append((os.path.basename(path), "imported", "%s  %s; %s" % (name, signature, eager),
-                         time.time() - started))
-        else:
-            rows.append((os.path.basename(path), "refused", found["reason"], time.time() - started))
-        # Progress as it goes (a level of KernelBench takes minutes); the table follows on stdout.
-        print("[%d/%d] %s: %s in %.1f s" % (number, len(paths), rows[-1][0], rows[-1][1], rows[-1][3]),
-              file=sys.stderr, flush=True)
+        return found, time.time() - started
+
+    # Probes in parallel (--jobs), each a process of its own; tasks written and the table kept in the files' order.
+    done = 0
+    with concurrent.futures.ThreadPoolExecutor(max(1, args.jobs)) as pool:
+        futures = [pool.submit(probe_one, path) for path in paths]
+        for path, future in zip(paths, futures):
+            found, seconds = future.result()
+            if found["ok"]:
+                name, signature = write_task(path, found, args.out, args.memory)
+                imported += 1
+                eager = ("eager baseline traced on %s" % found["eager"]["device"] if "eager" in found else
+                         "no eager baseline (%s)" % (found.get("eager_problem") or eager_note or
+                                                     "--eager-baseline none"))
+                rows.append((os.path.basename(path), "imported", "%s  %s; %s" % (name, signature, eager), seconds))
+            else:
+                rows.append((os.path.basename(path), "refused", found["reason"], seconds))
+            done += 1
+            # Progress as it goes (a level of KernelBench takes minutes); the table follows on stdout.
+            print("[%d/%d] %s: %s in %.1f s" % (done, len(paths), rows[-1][0], rows[-1][1], rows[-1][3]),
+                  file=sys.stderr, flush=True)
     width = max([len(r[0]) for r in rows] + [7])
     print("%-*s  %-8s  %7s  %s" % (width, "problem", "result", "seconds", "task, or why not"))
     for problem, result, detail, seconds in rows:
