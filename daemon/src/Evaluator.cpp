@@ -119,6 +119,7 @@ Evaluator::Evaluator(DaemonConfig config, EvaluationStore &store, TaskCatalog &c
     options.judge = judge;
     options.worker = worker;
     options.wallSeconds = config_.harnessWallSeconds;
+    options.cuda = config_.judgeCuda;
     options.baselineMaxAgeSeconds = config_.baselineMaxAgeSeconds;
     options.hiddenPaths = hidden;
     options.requireIsolation = !config_.insecureNoIsolation;
@@ -578,7 +579,13 @@ json::object Evaluator::compute(const EvaluationRequest &request, const Prepared
     for (const char *field : {"judge_startup_seconds", "task_setup_seconds", "baseline_seconds",
                               "trusted_start_seconds", "load_seconds", "worker_run_seconds"})
       profile[field] = verdict->phases.count(field) ? verdict->phases.at(field) : 0.0;
-    judgedRun = judgedOutcome(*verdict, config_.reward);
+    // An imported KernelBench task's speedup is against PyTorch eager whatever speedup_baseline says: its
+    // CPU time is the module behind a Python server (a socket round trip per call), not a sequential C
+    // program, and KernelBench's own number is against eager.
+    RewardConfig rewardConfig = config_.reward;
+    if (task.eagerBaseline)
+      rewardConfig.baseline = SpeedupBaseline::Gpu;
+    judgedRun = judgedOutcome(*verdict, rewardConfig);
     if (judgedRun.speedup && result.contains("timing") && result["timing"].is_object()) {
       json::object &timing = result["timing"].as_object();
       timing["speedup"] = *judgedRun.speedup;

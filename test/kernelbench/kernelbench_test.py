@@ -184,6 +184,28 @@ try:
     check(answer["status"] == "bad_task", "a reference that cannot start is bad_task, not the candidate's (%s: %s)" % (
         answer["status"], answer.get("error", "")[:200]))
 
+    daemon_binary = os.path.join(os.path.dirname(os.path.abspath(evaluate)), "cudaperfd")
+    if eager_runtime and os.path.exists(daemon_binary):
+        # Through cudaperfd: the daemon compiles the task's eager shim itself (TaskCatalog, trusted cc against
+        # libcudaperf-eager beside it) and its answers say what the speedup is against. A judge without a
+        # GPU (--judge-device none) serves these host-memory tasks.
+        sys.path.insert(0, os.path.join(here, "..", "..", "scripts"))
+        from daemon_process import DaemonProcess
+        daemon = DaemonProcess(None, tasks, os.path.join(work, "daemon"), "--gpus", "0", "--judge-device", "none",
+                               "--harness-wall-seconds", "60", binary=daemon_binary, stderr=subprocess.DEVNULL)
+        try:
+            source = ('extern "C" void kb_1_relu(const float *x, float *out) {\n'
+                      '  for (int i = 0; i < 16 * 1024; ++i)\n    out[i] = x[i] > 0 ? x[i] : 0;\n}\n')
+            status, answer = daemon.post("/v1/evaluate", {"task": "kb_1_relu", "source": source}, timeout=600)
+            timing = answer.get("timing") or {}
+            check(status == 200 and answer.get("status") == "ok" and
+                  timing.get("gpu_baseline_source") == "pytorch_eager" and timing.get("speedup", 0) > 0,
+                  "through cudaperfd: ok, speedup %.2f against %s (%s)" % (
+                      timing.get("speedup", 0), timing.get("gpu_baseline_source"),
+                      answer.get("error", answer.get("status"))))
+        finally:
+            daemon.stop()
+
     if eager_runtime:
         # A graph that cannot be read (here: its bytes cut short) poisons the oracle's outputs: the task's verdict.
         shim = open(os.path.join(tasks, "kb_1_relu", "baseline_eager.c")).read()

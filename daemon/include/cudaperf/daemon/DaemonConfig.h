@@ -34,6 +34,9 @@ struct DaemonConfig {
   double requestDeadlineSeconds = 600;
   double idleTimeoutSeconds = 30; // a connection silent this long is closed
   double harnessWallSeconds = 120;
+  // false: the judges and their workers run without CUDA (a CPU machine
+  // serving host-memory tasks; device tasks then answer no_gpu).
+  bool judgeCuda = true;
   unsigned workerBatch = 16;             // evaluations of one task the judge takes one after the other
   double baselineMaxAgeSeconds = 300;    // a GPU baseline's timing is reused this long, then timed again
   std::size_t judgeMaxEvaluations = 512; // then the GPU's long-lived judge is replaced by a fresh one
