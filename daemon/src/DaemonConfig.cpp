@@ -183,7 +183,9 @@ const std::vector<Setting> &settings() {
       {"idle_timeout_seconds", "a silent connection is closed after it",
        [](C &c, const V &v) { c.idleTimeoutSeconds = v.positive(); }},
       {"judge_device", "cuda, or none: judges without a GPU (host-memory tasks only; device tasks get no_gpu)",
-       [](C &c, const V &v) { c.judgeCuda = oneOf(v, {"cuda", "none"}) == "cuda"; }},
+       [](C &c, const V &v) {
+         c.judgeCuda = oneOf(v, {"cuda", "none"}) == "cuda";
+       }},
       {"harness_wall_seconds", "per evaluation: a worker past it is killed",
        [](C &c, const V &v) { c.harnessWallSeconds = v.positive(); }},
       {"worker_batch", "evaluations of one task a judge takes in a row",

@@ -23,10 +23,26 @@ std::string messageOf(const std::vector<std::string> &args) {
 } // namespace
 
 TEST(DaemonConfig, FlagsOverrideDefaults) {
-  const DaemonConfig config =
-      configFromArguments({"--listen", "0.0.0.0:9000", "--gpus", "0,1", "--cpu-workers", "4", "--lambda-str", "0.5",
-                           "--speedup-baseline", "gpu", "--precompiled-headers", "false", "--judge-cpus", "0",
-                           "--min-runs", "15", "--median-half-width", "0.01"});
+  const DaemonConfig config = configFromArguments({"--listen",
+                                                   "0.0.0.0:9000",
+                                                   "--gpus",
+                                                   "0,1",
+                                                   "--cpu-workers",
+                                                   "4",
+                                                   "--lambda-str",
+                                                   "0.5",
+                                                   "--speedup-baseline",
+                                                   "gpu",
+                                                   "--precompiled-headers",
+                                                   "false",
+                                                   "--judge-cpus",
+                                                   "0",
+                                                   "--min-runs",
+                                                   "15",
+                                                   "--median-half-width",
+                                                   "0.01",
+                                                   "--judge-device",
+                                                   "none"});
   EXPECT_EQ(config.listenAddress, "0.0.0.0");
   EXPECT_EQ(config.port, 9000);
   EXPECT_EQ(config.gpus, (std::vector<int>{0, 1}));
@@ -36,6 +52,8 @@ TEST(DaemonConfig, FlagsOverrideDefaults) {
   EXPECT_DOUBLE_EQ(config.reward.lambdaStr, 0.5);
   EXPECT_EQ(config.reward.baseline, SpeedupBaseline::Gpu);
   EXPECT_FALSE(config.precompiledHeaders);
+  EXPECT_FALSE(config.judgeCuda);
+  EXPECT_TRUE(DaemonConfig{}.judgeCuda);
   EXPECT_EQ(config.maxBodyBytes, 1u << 20); // untouched default
   EXPECT_EQ(DaemonConfig{}.judgeCpus, 4u);
   EXPECT_EQ(config.minRuns, 15);
@@ -73,6 +91,7 @@ TEST(DaemonConfig, ErrorsNameTheKey) {
   EXPECT_NE(messageOf({"--judge-cpus", "-1"}).find("from 0 to 1024"), std::string::npos);
   EXPECT_NE(messageOf({"--judge-cpus", "2.5"}).find("--judge-cpus"), std::string::npos);
   EXPECT_NE(messageOf({"--median-half-width", "1.5"}).find("[0, 1)"), std::string::npos);
+  EXPECT_NE(messageOf({"--judge-device", "gpu"}).find("--judge-device"), std::string::npos);
   EXPECT_NE(messageOf({"--median-half-width", "-0.1"}).find("--median-half-width"), std::string::npos);
   EXPECT_NE(messageOf({"--min-runs", "0"}).find("must be positive"), std::string::npos);
   EXPECT_NE(messageOf({"--config", "/nonexistent/cudaperfd.json"}).find("cannot read"), std::string::npos);
