@@ -9,7 +9,7 @@ the empty candidate's `wrong_answer` means eager passed, and `bad_task` means ea
 run (the reason is printed). One row per task, then a total.
 
 usage: check_eager.py TASKS_DIR --evaluate CUDAPERF_EVALUATE [--eager LIBCUDAPERF_EAGER]
-                      [--device cuda|none] [--jobs N]
+                      [--device cuda|none] [--jobs N] [--wall SECONDS]
 (--eager defaults to libcudaperf-eager.so beside cudaperf-evaluate; --device
 none for --memory host imports.) Exit status 0 when every baseline passed.
 """
@@ -41,7 +41,8 @@ def check(task_dir, work, args):
         handle.write("void %s(void) {}\n" % spec["entry"])  # every argument ignored: writes nothing
     candidate = build(empty, os.path.join(work, name + "-empty.so"))
     run = subprocess.run([args.evaluate, "--task", task_dir, "--reference", reference, "--candidate", candidate,
-                          "--baseline", eager, "--device", args.device, "--runs", "10", "--warmup", "2"],
+                          "--baseline", eager, "--device", args.device, "--runs", "10", "--warmup", "2",
+                          "--wall", str(args.wall)],
                          capture_output=True, text=True, timeout=args.timeout)
     answers = [json.loads(line) for line in run.stdout.splitlines() if line.startswith("{")]
     answer = answers[0] if answers else {"status": "no answer", "error": run.stderr[-300:]}
@@ -57,7 +58,8 @@ def main():
     parser.add_argument("--eager")
     parser.add_argument("--device", choices=("cuda", "none"), default="cuda")
     parser.add_argument("--jobs", type=int, default=1)
-    parser.add_argument("--timeout", type=float, default=900)
+    parser.add_argument("--wall", type=float, default=600, help="seconds an evaluation may take (the judge's limit)")
+    parser.add_argument("--timeout", type=float, default=1800)
     args = parser.parse_args()
     args.eager = args.eager or os.path.join(os.path.dirname(os.path.abspath(args.evaluate)), "libcudaperf-eager.so")
     tasks = sorted(os.path.join(args.tasks, t) for t in os.listdir(args.tasks)
