@@ -36,10 +36,11 @@ struct Argument {
 };
 
 struct Graph {
+  std::string bytes; // the saved graph, kept to open again after a failed open
   torch::jit::Module module;
   std::vector<Argument> arguments;
   at::Device device = at::kCPU;
-  std::string openError; // set: every call poisons its outputs and says this
+  std::string openError; // set: not open; a call tries once more, else poisons its outputs and says this
 };
 
 std::mutex graphsLock;
@@ -134,6 +135,40 @@ void call(Graph &graph, void *const *pointers) {
   }
 }
 
+// Loads the graph and warms it up; false with openError set when it cannot
+// (a transient failure, out of memory while a killed worker's memory comes
+// back, is retried at the next call rather than kept for the process's life).
+bool openGraph(Graph &graph) {
+  try {
+    // As recorded: no fusion, no specialisation on the first calls' shapes.
+    torch::jit::setGraphExecutorOptimize(false);
+    // Host tasks' candidates are one thread; so is their eager baseline.
+    at::set_num_threads(1);
+    std::istringstream stream(graph.bytes);
+    graph.module = torch::jit::load(stream, graph.device);
+    graph.module.eval();
+    // Two calls on zeros (a valid index, a finite value everywhere): the
+    // libraries' handles, workspaces and lazily loaded kernels are made
+    // now, in the load, not in the first timed call; the caching allocator
+    // keeps what they took for the calls to come.
+    std::vector<at::Tensor> warm;
+    std::vector<void *> pointers;
+    for (const Argument &argument : graph.arguments) {
+      warm.push_back(at::zeros(argument.shape, at::TensorOptions().dtype(argument.type).device(graph.device)));
+      pointers.push_back(warm.back().data_ptr());
+    }
+    for (int i = 0; i < 2; ++i)
+      call(graph, pointers.data());
+    if (graph.device.is_cuda())
+      torch::cuda::synchronize();
+    graph.openError.clear();
+    return true;
+  } catch (const std::exception &failure) {
+    graph.openError = std::string("the eager baseline cannot open its graph: ") + failure.what();
+    return false;
+  }
+}
+
 // What an oracle that cannot compute leaves: NaN in float outputs, every
 // byte 0xFF in the others (the judge calls such a reference's task bad).
 void poison(Graph &graph, void *const *pointers) {
@@ -159,7 +194,7 @@ extern "C" {
 
 // Opens a traced graph; `device` 1 for CUDA buffers, 0 for host ones.
 // Returns a handle for cudaperf_eager_call (also when the graph failed to
-// open: its calls then poison their outputs), or -1 when `arguments` is
+// open: each call then tries again, else poisons its outputs), or -1 when `arguments` is
 // malformed; `error` says what failed.
 CUDAPERF_EAGER_EXPORT int cudaperf_eager_open(const unsigned char *bytes, unsigned long size, const char *arguments,
                                               int device, char *error, unsigned long errorBytes) {
@@ -170,33 +205,10 @@ CUDAPERF_EAGER_EXPORT int cudaperf_eager_open(const unsigned char *bytes, unsign
     say(error, errorBytes, std::string("the eager baseline's arguments: ") + failure.what());
     return -1;
   }
-  try {
-    // As recorded: no fusion, no specialisation on the first calls' shapes.
-    torch::jit::setGraphExecutorOptimize(false);
-    // Host tasks' candidates are one thread; so is their eager baseline.
-    at::set_num_threads(1);
-    graph->device = device ? at::Device(at::kCUDA, 0) : at::Device(at::kCPU);
-    std::istringstream stream(std::string(reinterpret_cast<const char *>(bytes), size));
-    graph->module = torch::jit::load(stream, graph->device);
-    graph->module.eval();
-    // Two calls on zeros (a valid index, a finite value everywhere): the
-    // libraries' handles, workspaces and lazily loaded kernels are made
-    // now, in the load, not in the first timed call.
-    std::vector<at::Tensor> warm;
-    std::vector<void *> pointers;
-    for (const Argument &argument : graph->arguments) {
-      warm.push_back(at::zeros(argument.shape, at::TensorOptions().dtype(argument.type).device(graph->device)));
-      pointers.push_back(warm.back().data_ptr());
-    }
-    for (int i = 0; i < 2; ++i)
-      call(*graph, pointers.data());
-    if (device)
-      torch::cuda::synchronize();
-  } catch (const std::exception &failure) {
-    // Kept: its calls poison their outputs, so the oracle's failure is the task's.
-    graph->openError = std::string("the eager baseline cannot open its graph: ") + failure.what();
+  graph->bytes.assign(reinterpret_cast<const char *>(bytes), size);
+  graph->device = device ? at::Device(at::kCUDA, 0) : at::Device(at::kCPU);
+  if (!openGraph(*graph))
     say(error, errorBytes, graph->openError);
-  }
   std::lock_guard lock(graphsLock);
   graphs.push_back(std::move(graph));
   return static_cast<int>(graphs.size() - 1);
@@ -215,7 +227,7 @@ CUDAPERF_EAGER_EXPORT int cudaperf_eager_call(int handle, void *const *pointers,
     }
     graph = graphs[handle].get();
   }
-  if (!graph->openError.empty()) {
+  if (!graph->openError.empty() && !openGraph(*graph)) {
     say(error, errorBytes, graph->openError);
     poison(*graph, pointers);
     return -1;

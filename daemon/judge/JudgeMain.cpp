@@ -265,6 +265,14 @@ private:
     if (state_ && state_->key == key)
       return *state_;
     state_.reset(); // one task's buffers at a time: benchmark inputs are hundreds of MB
+    // The last task's killed workers reaped and their GPU memory back before
+    // this task's buffers and trusted libraries take theirs: PyTorch eager
+    // warms up (and its allocator keeps) what its calls need when it is
+    // loaded, which a worker that filled the GPU must not make fail.
+    if (!retiring_.empty()) {
+      retiring_.clear();
+      awaitGpuMemoryBack();
+    }
     state_ = std::make_unique<TaskState>();
     state_->key = key;
     state_->buffers = std::make_unique<TaskBuffers>(evaluation.task, memory);
