@@ -18,7 +18,6 @@
 #include <torch/script.h>
 
 #include <algorithm>
-#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <memory>
@@ -169,23 +168,21 @@ bool openGraph(Graph &graph) {
   }
 }
 
-// What an oracle that cannot compute leaves: NaN in float outputs, every
-// byte 0xFF in the others (the judge calls such a reference's task bad).
+// What an oracle that cannot compute leaves in its outputs (the judge calls
+// such a reference's task bad).
 void poison(Graph &graph, void *const *pointers) {
   try {
     for (std::size_t i = 0; i < graph.arguments.size(); ++i) {
       if (!graph.arguments[i].output)
         continue;
-      // The judge's rule (TaskBuffers): NaN in float32, every byte 0xFF in
-      // any other type (a NaN in half and bfloat16, -1 in integers).
+      // Every byte 0xFF, whatever the type (NaN in float32, half and
+      // bfloat16, -1 in integers): the pattern the judge reads as a failed
+      // oracle, on the host and on the device alike (TaskBuffers).
       const Argument &argument = graph.arguments[i];
-      at::Tensor tensor = wrap(graph, argument, pointers[i]);
-      if (argument.type == at::kFloat)
-        tensor.fill_(std::nan(""));
-      else
-        at::from_blob(pointers[i], {static_cast<int64_t>(tensor.nbytes())},
-                      at::TensorOptions().dtype(at::kByte).device(graph.device))
-            .fill_(0xFF);
+      const at::Tensor tensor = wrap(graph, argument, pointers[i]);
+      at::from_blob(pointers[i], {static_cast<int64_t>(tensor.nbytes())},
+                    at::TensorOptions().dtype(at::kByte).device(graph.device))
+          .fill_(0xFF);
     }
   } catch (const std::exception &) {
   }

@@ -302,6 +302,13 @@ private:
       return;
     }
     state.baselineTiming.reset();
+    // Timed again (after baseline_max_age) right after a candidate's worker:
+    // that worker reaped and its GPU memory back first, so a candidate that
+    // filled the GPU cannot make the baseline fail its own evaluation.
+    if (!retiring_.empty()) {
+      retiring_.clear();
+      awaitGpuMemoryBack();
+    }
     timeBaseline(state, evaluation);
     if (state.baselineTiming && state.baselineProblem.empty()) {
       state.baselineTiming->timedAt = now;

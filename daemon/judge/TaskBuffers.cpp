@@ -168,10 +168,21 @@ void TaskBuffers::runOracle(EntryFunction entry, const SizeBinding &sizes) {
   memory_.synchronize();
   callEntry(entry, registers);
   memory_.synchronize();
-  if (!memory_.device()) // the host reference, where its outputs can be read for free
-    for (std::size_t a = 0; a < task_.args.size(); ++a)
-      if (task_.args[a].pointer && task_.args[a].intent != Intent::In)
-        rejectPoisonedOutput(task_, task_.args[a], arguments_[a].expected, bytesOf(a, sizes));
+  for (std::size_t a = 0; a < task_.args.size(); ++a) {
+    if (!task_.args[a].pointer || task_.args[a].intent == Intent::In)
+      continue;
+    if (!memory_.device()) { // the host reference, where its outputs can be read for free
+      rejectPoisonedOutput(task_, task_.args[a], arguments_[a].expected, bytesOf(a, sizes));
+      continue;
+    }
+    // A GPU oracle that failed (PyTorch eager's runtime writes every byte
+    // 0xFF: NaN in any float type, -1 in integers) must not become the
+    // expected output of the call: counted on the device, one pass.
+    const std::uint64_t bytes = bytesOf(a, sizes);
+    if (bytes > 0 && memory_.countUnlike(arguments_[a].expected, bytes, nullptr, 0xFF) == 0)
+      throw TaskError("task '" + task_.name + "': the GPU baseline wrote its failure pattern (every byte 0xFF) to '" +
+                      task_.args[a].name + "' for a timed call (a broken oracle, not the candidate's doing)");
+  }
 }
 
 void TaskBuffers::runHostReference(EntryFunction entry, const SizeBinding &sizes) {

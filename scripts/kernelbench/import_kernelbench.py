@@ -395,9 +395,11 @@ def trace_eager(model, initial, arguments, baked_inputs, draw, tensors, low, dev
     with torch.no_grad():
         cloned = set()
         args = arguments_of(5)
+        versions = [a._version for a in args[:count]]  # bumped by every in-place write, even one that changes nothing
         before = [a.clone() for a in args[:count]]
         want = Eager(cloned)(*args)
-        cloned = {k for k in range(count) if not torch.equal(before[k], args[k])}  # inputs the forward writes
+        cloned = {k for k in range(count)  # inputs the forward writes into
+                  if args[k]._version != versions[k] or not torch.equal(before[k], args[k])}
         del before
         args = arguments_of(5)
         traced = torch.jit.trace(Eager(cloned), tuple(args), check_trace=False)
