@@ -183,7 +183,9 @@ public:
         return {{"status", "bad_task"}, {"error", state.problem}};
       // The GPU baseline's timing, in a worker of its own, before any candidate.
       const double baselineStart = steadySeconds();
-      if (!evaluation.skipTiming && state.baseline && state.baselineProblem.empty())
+      // With `expected_seed` the baseline is the candidate's correctness oracle too: checked against the
+      // reference (its own evaluation) before any candidate, also when nothing is timed.
+      if ((!evaluation.skipTiming || evaluation.expectedSeed != 0) && state.baseline && state.baselineProblem.empty())
         ensureBaselineTiming(state, evaluation, request.baselineMaxAgeSeconds);
       const double baselineSeconds = steadySeconds() - baselineStart;
       if (!state.baselineProblem.empty())
@@ -321,6 +323,11 @@ private:
   void timeBaseline(TaskState &state, const EvaluationRequest &evaluation) {
     EvaluationRequest baseline = evaluation;
     baseline.library = state.baselinePath;
+    if (evaluation.expectedSeed != 0) {
+      // The reference's expected outputs are of this seed: the baseline is checked on its inputs, and timed.
+      baseline.seed = evaluation.expectedSeed;
+      baseline.skipTiming = false;
+    }
     json::object answer =
         runInFreshWorker(baseline, *state.buffers, nullptr, false, Role::Baseline, nullptr, &state.baselineTiming);
     const std::string status(answer.at("status").as_string());
@@ -578,6 +585,12 @@ Request requestFromJson(const json::object &object) {
   request.baselineMaxAgeSeconds = std::max(0.0, real("baseline_max_age_seconds", 300));
   if (const auto *skip = object.if_contains("skip_timing"); skip && skip->is_bool())
     e.skipTiming = skip->get_bool();
+  if (const auto *seed = object.if_contains("expected_seed"); seed && seed->is_uint64())
+    e.expectedSeed = seed->get_uint64();
+  else
+    e.expectedSeed = static_cast<std::uint64_t>(integer("expected_seed", 0));
+  if (e.expectedSeed != 0 && request.baseline.empty())
+    throw BadRequest("request field 'expected_seed' needs a 'baseline': the candidate's expected outputs come from it");
   if (e.task.args.size() > kMaxEntryArguments)
     throw BadRequest("the task has more than " + std::to_string(kMaxEntryArguments) + " arguments");
   return request;

@@ -396,6 +396,10 @@ json::object LibraryRun::run() {
     if (expectedOutputBytes(task, s) > expectedOutputBytes(task, largest))
       largest = s;
   std::string noKernels, traceUnavailable;
+  // An imported task's candidate: expected outputs from the checked baseline (LibraryRun.h, expectedSeed).
+  const bool oracleCorrectness = role_ == Role::Candidate && request_.expectedSeed != 0;
+  if (oracleCorrectness && !oracle_)
+    throw TaskError("the request names an expected_seed but the judge has no baseline to take expected outputs from");
   const auto correctnessStart = steadySeconds();
   double correctnessCpuMs = 0, correctnessCallsMs = 0;
   int correctnessCalls = 0;
@@ -405,7 +409,12 @@ json::object LibraryRun::run() {
       const SizeBinding &sizes = task.correctnessSizes[s];
       buffers_.drawInputs(sizes, testSeed(request_.seed, static_cast<std::size_t>(trial), s),
                           static_cast<std::size_t>(trial));
-      buffers_.loadExpected(request_.expected, expectedOffset, sizes);
+      if (!oracleCorrectness)
+        buffers_.loadExpected(request_.expected, expectedOffset, sizes);
+      else if (oracleOnHost_)
+        buffers_.runHostReference(oracle_, sizes);
+      else
+        buffers_.runOracle(oracle_, sizes);
       Call call;
       const bool traced = s == largest && deviceMemory;
       if (!callOnce(sizes, traced ? worker::kTraceKernels : 0, false, call, failure))
@@ -455,6 +464,7 @@ json::object LibraryRun::run() {
                            {"total", total},
                            {"max_abs_err", std::isfinite(maxAbsError) ? maxAbsError : -1.0},
                            {"failures", failures},
+                           {"expected_from", oracleCorrectness ? "baseline" : "reference"},
                            {"seconds", steadySeconds() - correctnessStart}};
   result["correctness"] = correctness;
   result["kernel_trace"] = traceUnavailable.empty() || !largestActivity.empty()

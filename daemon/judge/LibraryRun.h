@@ -36,6 +36,12 @@ struct EvaluationRequest {
   double minGpuShare = 0.05;
   double wallSeconds = 120;
   std::string expected; // the correctness tests' expected outputs (ReferenceOutputs)
+  // Nonzero: `expected` is of this seed, not `seed`, and only the baseline's
+  // own check reads it; a candidate's correctness tests are checked against
+  // the baseline run by the judge on its inputs (an imported task's PyTorch
+  // eager, whose CPU reference takes seconds to minutes a call at
+  // KernelBench's sizes).
+  std::uint64_t expectedSeed = 0;
 };
 
 // The GPU baseline's timing, measured in a worker of its own.

@@ -485,6 +485,9 @@ json::object Evaluator::compute(const EvaluationRequest &request, const Prepared
   job.minRuns = config_.minRuns;
   job.medianHalfWidth = config_.medianHalfWidth;
   const std::uint64_t seed = config_.seed ? config_.seed : freshSeed();
+  // An imported task's candidates are checked against its eager baseline; the
+  // reference's outputs (one fixed seed, cached) are that baseline's own check.
+  const std::uint64_t expectedSeed = correctnessFromBaseline(job) ? kBaselineCheckSeed : 0;
   std::promise<std::shared_ptr<const ReferenceData>> referencePromise;
   auto referenceFuture = referencePromise.get_future();
   std::string referenceProblem;
@@ -494,8 +497,9 @@ json::object Evaluator::compute(const EvaluationRequest &request, const Prepared
       const auto start = Clock::now();
       try {
         // A fixed seed may be cached; a fresh one is used once.
-        promise.set_value(std::make_shared<const ReferenceData>(references_.compute(
-            *task.spec, task.taskJson, task.reference, seed, job.effectiveTrials(), true, config_.seed != 0)));
+        promise.set_value(std::make_shared<const ReferenceData>(
+            references_.compute(*task.spec, task.taskJson, task.reference, expectedSeed ? expectedSeed : seed,
+                                job.effectiveTrials(), true, expectedSeed != 0 || config_.seed != 0)));
       } catch (const std::exception &error) {
         referenceProblem = error.what();
         promise.set_value(nullptr);
@@ -554,7 +558,7 @@ json::object Evaluator::compute(const EvaluationRequest &request, const Prepared
     error = referenceProblem;
     result["error"] = error;
   } else {
-    job.candidates = {JudgeCandidate{compiled.library, seed, reference}};
+    job.candidates = {JudgeCandidate{compiled.library, seed, reference, expectedSeed}};
     // Several GPUs (--gpus 0,1): the one with the least work waiting.
     std::vector<std::size_t> loads;
     for (const auto &gpu : gpus_)

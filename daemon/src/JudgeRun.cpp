@@ -10,6 +10,10 @@ namespace cudaperf {
 
 namespace json = boost::json;
 
+bool correctnessFromBaseline(const JudgeJob &job) {
+  return job.baseline && job.task->eagerBaseline && !job.task->baseline;
+}
+
 int JudgeJob::effectiveTrials() const {
   return trials > 0 ? trials : std::max<int>(2, static_cast<int>(distributionCount(*task)));
 }
@@ -83,6 +87,8 @@ std::string judgeRequest(const JudgeJob &job, const JudgeOptions &options, const
                     {"expected_bytes", reference.expectedBlob.size()}};
   if (job.baseline)
     line["baseline"] = std::filesystem::weakly_canonical(*job.baseline).string();
+  if (candidate.expectedSeed != 0)
+    line["expected_seed"] = candidate.expectedSeed;
   if (job.reference)
     line["reference"] = std::filesystem::weakly_canonical(*job.reference).string();
   return json::serialize(line) + "\n" + reference.expectedBlob;

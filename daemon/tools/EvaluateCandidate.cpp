@@ -106,8 +106,11 @@ int main(int argc, char **argv) {
 
     cudaperf::ReferenceOutputs outputs(cacheDir);
     const auto trials = static_cast<std::size_t>(job.effectiveTrials());
+    // An imported task with its eager baseline: the reference's outputs are the baseline's check, once per task.
+    const bool fromBaseline = cudaperf::correctnessFromBaseline(job);
     if (prepareOnly) {
-      const auto data = outputs.compute(task, job.taskJson, reference, seed, trials, !job.skipTiming);
+      const auto data = outputs.compute(task, job.taskJson, reference,
+                                        fromBaseline ? cudaperf::kBaselineCheckSeed : seed, trials, !job.skipTiming);
       std::cout << json::serialize(json::object{{"task", task.name},
                                                 {"cached", data.fromCache},
                                                 {"seconds", data.seconds},
@@ -124,8 +127,10 @@ int main(int argc, char **argv) {
         candidate.library = library;
         candidate.seed = freshSeeds ? (static_cast<std::uint64_t>(entropy()) << 32 | entropy()) : seed;
         const auto start = std::chrono::steady_clock::now();
+        candidate.expectedSeed = fromBaseline ? cudaperf::kBaselineCheckSeed : 0;
         candidate.reference = std::make_shared<const cudaperf::ReferenceData>(
-            outputs.compute(task, job.taskJson, reference, candidate.seed, trials, !job.skipTiming, !freshSeeds));
+            outputs.compute(task, job.taskJson, reference, fromBaseline ? candidate.expectedSeed : candidate.seed,
+                            trials, !job.skipTiming, fromBaseline || !freshSeeds));
         referenceSeconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
         job.candidates.push_back(candidate);
       }

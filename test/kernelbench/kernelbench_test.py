@@ -154,6 +154,7 @@ try:
         answers = [json.loads(line) for line in out.stdout.splitlines() if line.startswith("{")]
         return answers[0] if answers else {"status": "no answer", "error": out.stderr[-500:]}
 
+    against_eager = {"relu_wrong.c", "argmax_int32.c", "half_relu_as_float.c"}
     imported = sorted(name for name in os.listdir(tasks) if os.path.exists(os.path.join(tasks, name, "task.json")))
     if eager_runtime:
         traced = [name for name in imported if os.path.exists(os.path.join(tasks, name, "baseline_eager.c"))]
@@ -161,13 +162,20 @@ try:
             len(traced), len(imported)))
     for task, source, expected in cases:
         library = build(os.path.join(here, "candidates", source), os.path.join(candidates, source[:-2] + ".so"))
-        # Wrong ones end at the correctness tests, before any timed call: no eager baseline for them (each
-        # costs two workers that load LibTorch), the CPU reference catches them.
-        answer = judged(task, library, environment, eager=expected == "ok")
+        # With the eager baseline, every candidate's correctness tests are checked against eager (the CPU
+        # reference checks eager itself, on a seed of its own). Most wrong ones are judged without it here
+        # (each eager evaluation costs two workers that load LibTorch), where the CPU reference catches them;
+        # those in against_eager are caught by eager: a sign, an integer width, a half rounding.
+        eager = expected == "ok" or source in against_eager
+        answer = judged(task, library, environment, eager=eager)
         correctness = answer.get("correctness", {})
         check(answer["status"] == expected, "%s with %s: %s (expected %s; %s of %s tests; %s)" % (
             task, source, answer["status"], expected, correctness.get("passed"), correctness.get("total"),
             answer.get("error", "")[:200]))
+        if eager_runtime and expected != "bad_task":
+            check(correctness.get("expected_from") == ("baseline" if eager else "reference"),
+                  "%s with %s: correctness tests checked against %s" % (task, source,
+                                                                        correctness.get("expected_from")))
         timing = answer.get("timing", {})
         if eager_runtime and expected == "ok":
             eager = timing.get("gpu_baseline", {}).get("median_ms", 0)

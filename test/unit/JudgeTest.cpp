@@ -242,6 +242,72 @@ TEST(Judge, TheBaselineIsTimedInTwoWorkersAndTheTighterGapIsTheReference) {
   EXPECT_LT(two[1].at("phases").at("baseline_seconds").as_double(), 0.001);
 }
 
+// An imported task's way (JudgeRun.h, correctnessFromBaseline): the
+// reference's outputs are those of `checkSeed`, which only the baseline's own
+// check reads; every candidate runs on a secret seed of its own, checked
+// against the baseline the judge runs on the same inputs.
+Judged judgeAgainstBaseline(const std::string &baseline, const std::vector<std::string> &candidates,
+                            std::uint64_t checkSeed = kBaselineCheckSeed, bool withBaseline = true) {
+  static const TaskSpec task = parseTask(kScaleTask, "scale");
+  ReferenceOutputs outputs("");
+  JudgeJob job;
+  job.task = &task;
+  job.taskJson = kScaleTask;
+  job.reference = CUDAPERF_SCALE_REFERENCE;
+  job.warmup = 2;
+  job.runs = job.minRuns = 10;
+  if (withBaseline)
+    job.baseline = baseline;
+  const auto expected = std::make_shared<const ReferenceData>(
+      outputs.compute(task, kScaleTask, CUDAPERF_SCALE_REFERENCE, checkSeed, job.effectiveTrials(), true));
+  for (const auto &library : candidates)
+    job.candidates.push_back(JudgeCandidate{library, randomSeed(), expected, checkSeed});
+  JudgeOptions options;
+  options.judge = CUDAPERF_JUDGE;
+  options.worker = CUDAPERF_WORKER;
+  options.cuda = false;
+  options.wallSeconds = 8;
+  return {runJudge(job, options)};
+}
+
+TEST(Judge, WithTheBaselineAsTheOracleEachCandidateIsCheckedOnItsOwnSecretInputs) {
+  // The check seed is public (a constant of the source): answers hard-coded
+  // for its draws gain nothing, since no candidate is run on them; here
+  // seed 1's, which hostile_seed_one knows, is the check seed.
+  const auto r = judgeAgainstBaseline(
+      CUDAPERF_SCALE_REFERENCE,
+      {CUDAPERF_SCALE_REFERENCE, CUDAPERF_HOSTILE_SEED_ONE, CUDAPERF_CONSTANT_REFERENCE, CUDAPERF_HOSTILE_CALL_COUNTER},
+      1);
+  ASSERT_EQ(statusOf(r[0]), "ok") << json::serialize(r[0]);
+  EXPECT_EQ(r[0].at("correctness").at("expected_from").as_string(), "baseline");
+  EXPECT_EQ(r[0].at("correctness").at("passed").as_int64(), 5);
+  EXPECT_NE(r[0].at("replay").at("seed").to_number<std::uint64_t>(), 1u); // the candidate's seed, not the check's
+  EXPECT_GT(r[0].at("timing").at("speedup_gpu").as_double(), 0.0);
+  EXPECT_EQ(r[0].at("timing").at("verified_calls").as_int64(), 1 + 2 + 10);
+  for (std::size_t i = 1; i < 4; ++i) {
+    EXPECT_EQ(statusOf(r[i]), "wrong_answer") << json::serialize(r[i]);
+    EXPECT_EQ(r[i].at("correctness").at("expected_from").as_string(), "baseline");
+  }
+  EXPECT_EQ(r[1].at("correctness").at("passed").as_int64(), 0) << json::serialize(r[1]); // not seed 1's inputs
+}
+
+TEST(Judge, ABaselineTheReferenceDisagreesWithJudgesNoCandidate) {
+  // A baseline that writes zeros would pass every candidate that does the
+  // same: the reference checks it first, on the check seed's inputs, and the
+  // task is at fault (bad_task), for the honest candidate and the lazy one.
+  const auto r =
+      judgeAgainstBaseline(CUDAPERF_CONSTANT_REFERENCE, {CUDAPERF_SCALE_REFERENCE, CUDAPERF_CONSTANT_REFERENCE});
+  for (std::size_t i = 0; i < 2; ++i) {
+    EXPECT_EQ(statusOf(r[i]), "bad_task") << json::serialize(r[i]);
+    EXPECT_NE(errorOf(r[i]).find("GPU baseline failed its own evaluation"), std::string::npos) << errorOf(r[i]);
+  }
+  // Without a baseline the judge has nothing to take a candidate's expected
+  // outputs from: the request is refused, never judged on another seed's outputs.
+  const auto none = judgeAgainstBaseline("", {CUDAPERF_SCALE_REFERENCE}, kBaselineCheckSeed, false);
+  EXPECT_NE(statusOf(none[0]), "ok") << json::serialize(none[0]);
+  EXPECT_NE(json::serialize(none[0]).find("expected_seed"), std::string::npos) << json::serialize(none[0]);
+}
+
 TEST(Judge, TheJudgesClockChargesEveryMillisecond) {
   const auto r = scale({CUDAPERF_SLEEPY_SCALE});
   ASSERT_EQ(statusOf(r[0]), "ok") << json::serialize(r[0]);

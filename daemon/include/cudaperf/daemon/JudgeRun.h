@@ -38,6 +38,11 @@ struct JudgeCandidate {
   std::filesystem::path library;
   std::uint64_t seed = 1;                         // secret, fresh per evaluation in the daemon
   std::shared_ptr<const ReferenceData> reference; // expected outputs for that seed, CPU baseline
+  // Nonzero: `reference` holds the expected outputs of this seed instead,
+  // which only the GPU baseline's own check reads; the candidate's
+  // correctness tests (inputs of `seed`) are checked against the baseline,
+  // run by the judge (correctnessFromBaseline).
+  std::uint64_t expectedSeed = 0;
 };
 
 struct JudgeJob {
@@ -57,6 +62,15 @@ struct JudgeJob {
 
   int effectiveTrials() const;
 };
+
+// An imported task judged with its PyTorch eager baseline: the module's CPU
+// reference takes seconds to minutes a call at KernelBench's sizes, eager
+// on the GPU milliseconds. Its candidates' correctness tests are checked
+// against eager, as KernelBench checks them, and the reference checks eager
+// itself, on the inputs of kBaselineCheckSeed (expected outputs computed
+// once per task and cached), before eager may judge any candidate.
+constexpr std::uint64_t kBaselineCheckSeed = 0xC4EC4ED5EEDull;
+bool correctnessFromBaseline(const JudgeJob &job);
 
 // One result per candidate (each `repeat` times), in order, each with the
 // worker's "sandbox" account and the judge's "judge" account. When the judge
