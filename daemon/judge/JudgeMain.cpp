@@ -45,6 +45,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <thread>
 #include <utility>
@@ -114,6 +115,9 @@ struct Request {
   EvaluationRequest evaluation;
   std::string nonce, baseline, reference;
   double baselineMaxAgeSeconds = 300;
+  // With expected_seed: the expected outputs may be left out (expected_bytes
+  // 0); the judge answers needs_expected when the baseline's check needs them.
+  bool expectedOnRequest = false;
 };
 
 class Judge {
@@ -185,8 +189,15 @@ public:
       const double baselineStart = steadySeconds();
       // With `expected_seed` the baseline is the candidate's correctness oracle too: checked against the
       // reference (its own evaluation) before any candidate, also when nothing is timed.
-      if ((!evaluation.skipTiming || evaluation.expectedSeed != 0) && state.baseline && state.baselineProblem.empty())
-        ensureBaselineTiming(state, evaluation, request.baselineMaxAgeSeconds);
+      const bool baselineWanted = !evaluation.skipTiming || evaluation.expectedSeed != 0;
+      if (baselineWanted && state.baseline && state.baselineProblem.empty() &&
+          !ensureBaselineTiming(state, evaluation, request.baselineMaxAgeSeconds)) {
+        // Expected outputs sent only when asked: once per task in this judge's life (GBs for an elementwise
+        // KernelBench problem). Nothing has run for this request; the caller sends it again with them.
+        return {{"status", "needs_expected"},
+                {"error", "the task's baseline is checked against the reference first: send the expected outputs "
+                          "of expected_seed"}};
+      }
       const double baselineSeconds = steadySeconds() - baselineStart;
       if (!state.baselineProblem.empty())
         return {{"status", "bad_task"}, {"error", state.baselineProblem}};
@@ -296,13 +307,19 @@ private:
   // perhaps before a switch to another task) while it is younger than
   // `maxAge`, else timed now. The GPU's speed drifts little over minutes;
   // the timing costs two workers.
-  void ensureBaselineTiming(TaskState &state, const EvaluationRequest &evaluation, double maxAge) {
+  // False, having done nothing, when the baseline must be checked against
+  // the reference's expected outputs that this request left out
+  // (expected_on_request).
+  bool ensureBaselineTiming(TaskState &state, const EvaluationRequest &evaluation, double maxAge) {
     const double now = steadySeconds();
     auto cached = baselineTimings_.find(state.key);
     if (cached != baselineTimings_.end() && now - cached->second.timedAt <= maxAge) {
       state.baselineTiming = cached->second;
-      return;
+      return true;
     }
+    if (evaluation.expectedSeed != 0 && evaluation.expected.empty() && evaluation.trials > 0 &&
+        !checkedBaselines_.count(state.key))
+      return false;
     state.baselineTiming.reset();
     // Timed again (after baseline_max_age) right after a candidate's worker:
     // that worker reaped and its GPU memory back first, so a candidate that
@@ -318,15 +335,20 @@ private:
     } else {
       baselineTimings_.erase(state.key);
     }
+    return true;
   }
 
   void timeBaseline(TaskState &state, const EvaluationRequest &evaluation) {
     EvaluationRequest baseline = evaluation;
     baseline.library = state.baselinePath;
+    const bool checkedBefore = evaluation.expectedSeed != 0 && checkedBaselines_.count(state.key) > 0;
     if (evaluation.expectedSeed != 0) {
-      // The reference's expected outputs are of this seed: the baseline is checked on its inputs, and timed.
+      // The reference's expected outputs are of this seed: the baseline is checked on its inputs, and timed;
+      // once checked in this judge, timed again (baseline_max_age) without the check.
       baseline.seed = evaluation.expectedSeed;
       baseline.skipTiming = false;
+      if (checkedBefore)
+        baseline.trials = 0;
     }
     json::object answer =
         runInFreshWorker(baseline, *state.buffers, nullptr, false, Role::Baseline, nullptr, &state.baselineTiming);
@@ -344,6 +366,8 @@ private:
           "the task's GPU baseline failed its own evaluation (" + status + "): " + json::serialize(answer);
       return;
     }
+    if (evaluation.expectedSeed != 0 && !checkedBefore)
+      checkedBaselines_.insert(state.key); // it agreed with the reference: the oracle of correctness tests too
     // Its timed calls once more in a second fresh worker (its correctness is
     // known by now): a baseline worker whose round trips were slow all run
     // long would let every candidate's event times be that much too short
@@ -492,6 +516,21 @@ private:
       candidateLoaded_ = false;
       try {
         answer = run.run();
+      } catch (const TaskError &problem) {
+        // The trusted oracle failed with the candidate's library loaded: a
+        // worker that holds the GPU's memory starves PyTorch eager, and a
+        // wrong candidate would trade its verdict for an unscored bad_task.
+        // Its worker gone and its memory back, the oracle runs alone again.
+        if (role != Role::Candidate || !oracle || !run.loaded())
+          throw;
+        worker.reset();
+        awaitGpuMemoryBack();
+        if (!oracleRunsAlone(buffers, oracle, oracleOnHost, evaluation.task))
+          throw;
+        return {{"status", "rejected"},
+                {"rejected_by", "oracle_starved"},
+                {"error", std::string("the task's trusted oracle failed while this candidate's worker was alive (") +
+                              problem.what() + ") and computed once the worker was gone"}};
       } catch (const JudgeFailure &) {
         // The judge's own context failed: the candidate's doing once its
         // library is loaded (nothing else ran on this GPU), else the machine's.
@@ -525,6 +564,7 @@ private:
   std::string deviceProblem_;
   std::unique_ptr<TaskState> state_;
   std::map<std::string, BaselineTiming> baselineTimings_; // by task key
+  std::set<std::string> checkedBaselines_; // task keys whose baseline passed the reference's check here
   std::deque<std::unique_ptr<WorkerSession>> spares_;
   int cpuLatency_ = -1; // /dev/cpu_dma_latency, held open (holdCpuLatency)
   std::vector<std::unique_ptr<WorkerSession>> retiring_;
@@ -589,6 +629,10 @@ Request requestFromJson(const json::object &object) {
     e.expectedSeed = seed->get_uint64();
   else
     e.expectedSeed = static_cast<std::uint64_t>(integer("expected_seed", 0));
+  if (const auto *lazy = object.if_contains("expected_on_request"); lazy && lazy->is_bool())
+    request.expectedOnRequest = lazy->get_bool();
+  if (request.expectedOnRequest && e.expectedSeed == 0)
+    throw BadRequest("request field 'expected_on_request' needs an 'expected_seed'");
   if (e.expectedSeed != 0 && request.baseline.empty())
     throw BadRequest("request field 'expected_seed' needs a 'baseline': the candidate's expected outputs come from it");
   if (e.task.args.size() > kMaxEntryArguments)
@@ -677,7 +721,7 @@ int main(int argc, char **argv) {
     }
     const std::size_t wanted =
         expectedBlobBytes(request.evaluation.task, static_cast<std::size_t>(request.evaluation.trials));
-    if (expected.size() != wanted) {
+    if (expected.size() != wanted && !(request.expectedOnRequest && expected.empty())) {
       writeAnswer(
           answers,
           {{"status", "bad_request"},

@@ -742,4 +742,17 @@ json::object LibraryRun::run() {
   return result;
 }
 
+bool oracleRunsAlone(TaskBuffers &buffers, EntryFunction oracle, bool oracleOnHost, const TaskSpec &task) {
+  try {
+    buffers.drawInputs(task.benchmarkSize, freshKey(), 0, freshKey() | 1);
+    if (oracleOnHost)
+      buffers.runHostReference(oracle, task.benchmarkSize);
+    else
+      buffers.runOracle(oracle, task.benchmarkSize);
+    return true;
+  } catch (const TaskError &) {
+    return false;
+  }
+}
+
 } // namespace cudaperf::judge

@@ -118,4 +118,10 @@ private:
   std::function<void()> beforeTimedCalls_, beforeBuffers_;
 };
 
+// Whether the trusted oracle computes alone (no worker alive) on a fresh
+// draw at the benchmark size: after it failed with a candidate's worker
+// alive, the failure is the candidate's when it does (a worker that took
+// the GPU's memory starves PyTorch eager), the task's when it does not.
+bool oracleRunsAlone(TaskBuffers &buffers, EntryFunction oracle, bool oracleOnHost, const TaskSpec &task);
+
 } // namespace cudaperf::judge

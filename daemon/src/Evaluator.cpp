@@ -496,10 +496,16 @@ json::object Evaluator::compute(const EvaluationRequest &request, const Prepared
     boost::asio::post(cpuPool_, [&, promise = std::move(referencePromise)]() mutable {
       const auto start = Clock::now();
       try {
-        // A fixed seed may be cached; a fresh one is used once.
-        promise.set_value(std::make_shared<const ReferenceData>(
-            references_.compute(*task.spec, task.taskJson, task.reference, expectedSeed ? expectedSeed : seed,
-                                job.effectiveTrials(), true, expectedSeed != 0 || config_.seed != 0)));
+        if (expectedSeed) {
+          // The check seed's expected outputs wait until the judge asks (JudgeRun.h): only the CPU baseline now.
+          ReferenceData cpuOnly;
+          cpuOnly.cpuBaselineMs = references_.cpuBaselineMs(*task.spec, task.taskJson, task.reference);
+          promise.set_value(std::make_shared<const ReferenceData>(std::move(cpuOnly)));
+        } else {
+          // A fixed seed may be cached; a fresh one is used once.
+          promise.set_value(std::make_shared<const ReferenceData>(references_.compute(
+              *task.spec, task.taskJson, task.reference, seed, job.effectiveTrials(), true, config_.seed != 0)));
+        }
       } catch (const std::exception &error) {
         referenceProblem = error.what();
         promise.set_value(nullptr);
@@ -558,7 +564,16 @@ json::object Evaluator::compute(const EvaluationRequest &request, const Prepared
     error = referenceProblem;
     result["error"] = error;
   } else {
-    job.candidates = {JudgeCandidate{compiled.library, seed, reference, expectedSeed}};
+    JudgeCandidate candidate{compiled.library, seed, reference, expectedSeed, nullptr};
+    if (expectedSeed)
+      candidate.expectedOnRequest = [&, trials = job.effectiveTrials()] { // called while this evaluation waits below
+        const auto start = Clock::now();
+        auto data = std::make_shared<const ReferenceData>(references_.compute(
+            *task.spec, task.taskJson, task.reference, expectedSeed, static_cast<std::size_t>(trials), false, true));
+        metrics_.observePhase("reference", secondsSince(start));
+        return data;
+      };
+    job.candidates = {candidate};
     // Several GPUs (--gpus 0,1): the one with the least work waiting.
     std::vector<std::size_t> loads;
     for (const auto &gpu : gpus_)

@@ -67,8 +67,11 @@ std::string freshNonce() {
 }
 
 std::string judgeRequest(const JudgeJob &job, const JudgeOptions &options, const JudgeCandidate &candidate,
-                         const std::string &nonce) {
+                         const std::string &nonce, const ReferenceData *expected) {
   const ReferenceData &reference = *candidate.reference;
+  const bool onRequest = candidate.expectedSeed != 0 && candidate.expectedOnRequest && !expected;
+  static const std::string none;
+  const std::string &blob = onRequest ? none : (expected ? *expected : reference).expectedBlob; // never copied
   json::object line{{"task_json", job.taskJson},
                     {"task_name", job.task->name},
                     {"candidate", std::filesystem::weakly_canonical(candidate.library).string()},
@@ -84,14 +87,16 @@ std::string judgeRequest(const JudgeJob &job, const JudgeOptions &options, const
                     {"wall_seconds", options.wallSeconds},
                     {"baseline_max_age_seconds", options.baselineMaxAgeSeconds},
                     {"cpu_baseline_ms", reference.cpuBaselineMs},
-                    {"expected_bytes", reference.expectedBlob.size()}};
+                    {"expected_bytes", blob.size()}};
   if (job.baseline)
     line["baseline"] = std::filesystem::weakly_canonical(*job.baseline).string();
   if (candidate.expectedSeed != 0)
     line["expected_seed"] = candidate.expectedSeed;
+  if (onRequest)
+    line["expected_on_request"] = true;
   if (job.reference)
     line["reference"] = std::filesystem::weakly_canonical(*job.reference).string();
-  return json::serialize(line) + "\n" + reference.expectedBlob;
+  return json::serialize(line) + "\n" + blob;
 }
 
 std::optional<json::object> judgeAnswer(const std::string &text, const std::string &nonce) {
@@ -119,7 +124,11 @@ std::vector<json::object> runOnce(const JudgeJob &job, const JudgeOptions &optio
   request.environment = options.environment;
   for (const JudgeCandidate *candidate : candidates) {
     nonces.push_back(freshNonce());
-    request.stdinData += judgeRequest(job, options, *candidate, nonces.back());
+    // One stdin written ahead: no later request to answer needs_expected with, so made now.
+    std::shared_ptr<const ReferenceData> expected;
+    if (candidate->expectedSeed != 0 && candidate->expectedOnRequest)
+      expected = candidate->expectedOnRequest();
+    request.stdinData += judgeRequest(job, options, *candidate, nonces.back(), expected.get());
   }
   sandbox::Limits limits = trustedJudgeLimits();
   // Start-up (CUDA context, the baseline's timing) plus each evaluation.

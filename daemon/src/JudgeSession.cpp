@@ -5,6 +5,7 @@
 #include <cerrno>
 #include <chrono>
 #include <cstring>
+#include <optional>
 #include <sys/socket.h>
 #include <sys/time.h>
 #include <unistd.h>
@@ -132,12 +133,17 @@ json::object JudgeSession::evaluate(const JudgeJob &job, const JudgeCandidate &c
       stop();
   }
   std::string error = "it ended before reading the request";
-  for (int attempt = 0; attempt < 2; ++attempt) {
+  // The expected outputs of an imported task's check seed: made when a judge
+  // asks for them (needs_expected), then sent with the request again.
+  std::shared_ptr<const ReferenceData> expected;
+  int attempts = 0;
+  while (attempts < 2) {
     if (!process_ && !start(error))
       break;
     const std::string nonce = freshNonce();
-    if (!send(judgeRequest(job, options_, candidate, nonce))) {
+    if (!send(judgeRequest(job, options_, candidate, nonce, expected.get()))) {
       ++failures_;
+      ++attempts;
       stop(); // nothing of this candidate ran: a fresh judge takes it
       continue;
     }
@@ -145,15 +151,27 @@ json::object JudgeSession::evaluate(const JudgeJob &job, const JudgeCandidate &c
     // first use and the judge's start: the judge keeps each one's deadline.
     const double perEvaluation = options_.wallSeconds + 30;
     const double deadline = steadyNow() + 4 * perEvaluation + 120;
+    std::optional<json::object> answer;
     std::string line;
-    while (readLine(line, deadline))
-      if (auto answer = judgeAnswer(line, nonce)) {
-        ++evaluations_;
-        // Its own GPU context failed: it exits now, and the next request goes to a fresh judge.
-        exiting_ = answer->erase("judge_exits") > 0;
-        (*answer)["judge"] = runningAccount();
-        return std::move(*answer);
+    while (!answer && readLine(line, deadline))
+      answer = judgeAnswer(line, nonce);
+    if (answer && answer->at("status") == "needs_expected" && !expected && candidate.expectedOnRequest) {
+      // The task's baseline is checked against the reference first, in this
+      // judge; nothing of the candidate ran. Asked once: sent with them now.
+      try {
+        expected = candidate.expectedOnRequest();
+      } catch (const std::exception &problem) {
+        return {{"status", "bad_task"}, {"error", problem.what()}, {"judge", runningAccount()}};
       }
+      continue;
+    }
+    if (answer) {
+      ++evaluations_;
+      // Its own GPU context failed: it exits now, and the next request goes to a fresh judge.
+      exiting_ = answer->erase("judge_exits") > 0;
+      (*answer)["judge"] = runningAccount();
+      return std::move(*answer);
+    }
     // No answer: the judge hung or ended on this evaluation. Never the candidate's verdict.
     if (steadyNow() < deadline)
       process_->awaitEnd(1.0); // it closed the channel: its status is on the way

@@ -211,6 +211,15 @@ try:
                   "through cudaperfd: ok, speedup %.2f against %s (%s)" % (
                       timing.get("speedup", 0), timing.get("gpu_baseline_source"),
                       answer.get("error", answer.get("status"))))
+            # Its correctness tests against eager; the reference's outputs (the check seed's) made only when
+            # the judge asked for them, on the task's first evaluation: a second one of the task makes none.
+            wrong = source.replace("x[i] > 0 ? x[i] : 0", "x[i] > 0 ? x[i] : -x[i]")
+            status2, answer2 = daemon.post("/v1/evaluate", {"task": "kb_1_relu", "source": wrong}, timeout=600)
+            check(answer.get("correctness", {}).get("expected_from") == "baseline" and
+                  status2 == 200 and answer2.get("status") == "wrong_answer" and
+                  answer2.get("correctness", {}).get("expected_from") == "baseline",
+                  "through cudaperfd: correctness against eager (%s), a wrong candidate caught by it (%s)" % (
+                      answer.get("correctness", {}).get("expected_from"), answer2.get("status")))
         finally:
             daemon.stop()
 

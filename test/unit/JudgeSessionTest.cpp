@@ -147,6 +147,74 @@ TEST_F(JudgeSessionTest, ATaskSwitchKeepsEachTasksBaselineTimingUntilItsAgeLimit
             std::chrono::duration<double>(std::chrono::steady_clock::now() - between).count());
 }
 
+// An imported task's way (JudgeRun.h): candidates checked against the
+// baseline; the reference's outputs of the check seed made only when the
+// judge asks, which it does once per task in its life.
+struct OnRequest {
+  int made = 0;
+  bool fail = false;
+};
+
+JudgeJob checkedAgainstBaseline(JudgeJob job, const std::string &baseline, const std::shared_ptr<OnRequest> &asked) {
+  job.baseline = baseline;
+  for (auto &candidate : job.candidates) {
+    auto cpuOnly = std::make_shared<ReferenceData>();
+    cpuOnly->cpuBaselineMs = candidate.reference->cpuBaselineMs; // no expected outputs sent up front
+    candidate.reference = cpuOnly;
+    candidate.expectedSeed = kBaselineCheckSeed;
+    const TaskSpec *task = job.task;
+    const std::string taskJson = job.taskJson;
+    const int trials = job.effectiveTrials();
+    candidate.expectedOnRequest = [asked, task, taskJson, trials] {
+      ++asked->made;
+      if (asked->fail)
+        throw TaskError("the reference could not start");
+      ReferenceOutputs outputs("");
+      return std::make_shared<const ReferenceData>(outputs.compute(
+          *task, taskJson, CUDAPERF_SCALE_REFERENCE, kBaselineCheckSeed, static_cast<std::size_t>(trials), false));
+    };
+  }
+  return job;
+}
+
+TEST_F(JudgeSessionTest, AnImportedTasksReferenceOutputsAreMadeOnceWhenTheJudgeAsks) {
+  auto asked = std::make_shared<OnRequest>();
+  JudgeSession session(realJudge(0)); // every baseline timing too old at once: timed again each time
+  const auto first = session.run(checkedAgainstBaseline(job(kDoubleTask, 2), CUDAPERF_SCALE_REFERENCE, asked));
+  const auto second = session.run(checkedAgainstBaseline(job(kDoubleTask, 1), CUDAPERF_SCALE_REFERENCE, asked));
+  for (const auto *answer : {&first[0], &first[1], &second[0]}) {
+    ASSERT_EQ(status(*answer), "ok") << json::serialize(*answer);
+    EXPECT_EQ(answer->at("correctness").at("expected_from").as_string(), "baseline");
+  }
+  // Asked for by the first evaluation only: the baseline timed again for the
+  // next ones, without the check it passed in this judge.
+  EXPECT_EQ(asked->made, 1);
+  EXPECT_GT(phase(second[0], "baseline_seconds"), 0.0);
+  EXPECT_EQ(second[0].at("judge").at("judges_started").to_number<int>(), 1);
+  EXPECT_EQ(session.failures(), 0u);
+  // A fresh judge checks again: nothing of the last one's trust carries over.
+  JudgeSession fresh(realJudge());
+  const auto again = fresh.run(checkedAgainstBaseline(job(kDoubleTask, 1), CUDAPERF_SCALE_REFERENCE, asked));
+  ASSERT_EQ(status(again[0]), "ok") << json::serialize(again[0]);
+  EXPECT_EQ(asked->made, 2);
+}
+
+TEST_F(JudgeSessionTest, ABaselineThatFailsTheCheckOrAReferenceThatCannotRunIsTheTasksVerdict) {
+  auto asked = std::make_shared<OnRequest>();
+  JudgeSession session(realJudge());
+  const auto wrong = session.run(checkedAgainstBaseline(job(kDoubleTask, 2), CUDAPERF_CONSTANT_REFERENCE, asked));
+  for (const auto &answer : wrong) {
+    EXPECT_EQ(status(answer), "bad_task") << json::serialize(answer);
+    EXPECT_NE(json::serialize(answer).find("failed its own evaluation"), std::string::npos) << json::serialize(answer);
+  }
+  auto broken = std::make_shared<OnRequest>();
+  broken->fail = true;
+  const auto unmade = session.run(checkedAgainstBaseline(job(kOtherTask, 1), CUDAPERF_SCALE_REFERENCE, broken));
+  EXPECT_EQ(status(unmade[0]), "bad_task") << json::serialize(unmade[0]);
+  EXPECT_NE(json::serialize(unmade[0]).find("could not start"), std::string::npos);
+  EXPECT_EQ(session.failures(), 0u);
+}
+
 TEST_F(JudgeSessionTest, AJudgeIsReplacedAfterItsEvaluationLimit) {
   JudgeSession session(realJudge(), 2);
   const auto answers = session.run(job(kDoubleTask, 3));

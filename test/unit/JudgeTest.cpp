@@ -304,8 +304,21 @@ TEST(Judge, ABaselineTheReferenceDisagreesWithJudgesNoCandidate) {
   // Without a baseline the judge has nothing to take a candidate's expected
   // outputs from: the request is refused, never judged on another seed's outputs.
   const auto none = judgeAgainstBaseline("", {CUDAPERF_SCALE_REFERENCE}, kBaselineCheckSeed, false);
-  EXPECT_NE(statusOf(none[0]), "ok") << json::serialize(none[0]);
+  EXPECT_EQ(statusOf(none[0]), "bad_request") << json::serialize(none[0]);
   EXPECT_NE(json::serialize(none[0]).find("expected_seed"), std::string::npos) << json::serialize(none[0]);
+}
+
+TEST(Judge, AnOracleStarvedByTheCandidatesWorkerIsTheCandidatesVerdict) { // class 9
+  // The oracle fails only while a sandboxed process is stopped (a frozen
+  // candidate worker): like eager beside a worker that took the GPU's memory.
+  // Once the worker is gone it computes, so the candidate, wrong or not, does
+  // not trade its verdict for an unscored bad_task.
+  const auto r = judgeAgainstBaseline(CUDAPERF_ORACLE_STARVED_BY_STOPPED_WORKER,
+                                      {CUDAPERF_CONSTANT_REFERENCE, CUDAPERF_SCALE_REFERENCE});
+  for (std::size_t i = 0; i < 2; ++i) {
+    EXPECT_EQ(statusOf(r[i]), "rejected") << json::serialize(r[i]);
+    EXPECT_EQ(r[i].at("rejected_by").as_string(), "oracle_starved") << json::serialize(r[i]);
+  }
 }
 
 TEST(Judge, TheJudgesClockChargesEveryMillisecond) {

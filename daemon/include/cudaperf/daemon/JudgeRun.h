@@ -13,6 +13,7 @@
 #include <boost/json/object.hpp>
 
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -43,6 +44,11 @@ struct JudgeCandidate {
   // correctness tests (inputs of `seed`) are checked against the baseline,
   // run by the judge (correctnessFromBaseline).
   std::uint64_t expectedSeed = 0;
+  // With expectedSeed, for a long-lived judge (JudgeSession): those expected
+  // outputs made only if the judge asks for them (needs_expected: the first
+  // evaluation of the task in that judge), and `reference` then carries only
+  // the CPU baseline. May throw TaskError (the task's verdict, bad_task).
+  std::function<std::shared_ptr<const ReferenceData>()> expectedOnRequest;
 };
 
 struct JudgeJob {
@@ -88,8 +94,10 @@ std::vector<std::string> judgeArguments(const JudgeOptions &options);
 sandbox::Limits trustedJudgeLimits();                         // the deadlines are the caller's
 boost::json::object judgeAccount(const sandbox::Result &run); // how a judge process ended
 std::string freshNonce();
+// With the candidate's expectedOnRequest and no `expected`: sent without
+// expected outputs, which the judge asks for when it needs them.
 std::string judgeRequest(const JudgeJob &job, const JudgeOptions &options, const JudgeCandidate &candidate,
-                         const std::string &nonce);
+                         const std::string &nonce, const ReferenceData *expected = nullptr);
 std::optional<boost::json::object> judgeAnswer(const std::string &line, const std::string &nonce);
 
 } // namespace cudaperf
