@@ -45,7 +45,7 @@ struct Graph {
   std::vector<Argument> arguments;
   at::Device device = at::kCPU;
   std::vector<bool> writtenInPlace; // per output: its last operator writes the buffer (no copy)
-  std::string openError; // set: not open; a call tries once more, else poisons its outputs and says this
+  std::string openError;            // set: not open; a call tries once more, else poisons its outputs and says this
 };
 
 std::mutex graphsLock;
@@ -122,12 +122,15 @@ void call(Graph &graph, void *const *pointers) {
   torch::NoGradGuard noGrad;
   std::vector<c10::IValue> inputs;
   std::vector<at::Tensor> outputs;
+  std::vector<const Argument *> declared; // the outputs' shapes as the task has them
   for (std::size_t i = 0; i < graph.arguments.size(); ++i) {
     at::Tensor tensor = wrap(graph, graph.arguments[i], pointers[i]);
-    if (graph.arguments[i].output)
+    if (graph.arguments[i].output) {
       outputs.push_back(tensor);
-    else
+      declared.push_back(&graph.arguments[i]);
+    } else {
       inputs.emplace_back(tensor);
+    }
   }
   for (std::size_t i = 0; i < graph.writtenInPlace.size() && i < outputs.size(); ++i)
     if (graph.writtenInPlace[i])
@@ -137,7 +140,9 @@ void call(Graph &graph, void *const *pointers) {
     throw std::runtime_error("the module returned " + std::to_string(produced.size()) + " tensors, the task has " +
                              std::to_string(outputs.size()) + " outputs");
   for (std::size_t i = 0; i < outputs.size(); ++i) {
-    if (produced[i].sizes() != outputs[i].sizes())
+    // Against the declared shape: an out= overload that resized its buffer
+    // resized the tensor the result is, too.
+    if (produced[i].sizes() != at::IntArrayRef(declared[i]->shape) || outputs[i].sizes() != produced[i].sizes())
       throw std::runtime_error("output " + std::to_string(i) + " has another shape than the task's");
     // Written in place: the result is the buffer itself (an out= that had to
     // reallocate would not be, and is copied like any other).
@@ -154,7 +159,7 @@ std::vector<at::Tensor> fresh(const Graph &graph, bool outputs, bool random) {
     const auto options = at::TensorOptions().dtype(argument.type).device(graph.device);
     // Floats uniform in [0, 1); integers 0, a valid index anywhere.
     tensors.push_back(random && at::isFloatingType(argument.type) ? at::rand(argument.shape, options)
-                                                                   : at::zeros(argument.shape, options));
+                                                                  : at::zeros(argument.shape, options));
   }
   return tensors;
 }
@@ -163,35 +168,48 @@ std::vector<at::Tensor> fresh(const Graph &graph, bool outputs, bool random) {
 // allows, kept only if the rewritten graph gives the recorded one's results
 // on random inputs (bit for bit: the same kernels run).
 void writeIntoOutputsIfSame(Graph &graph) {
-  graph.writtenInPlace.assign(fresh(graph, true, false).size(), false);
+  const std::size_t outputCount = fresh(graph, true, false).size();
+  graph.writtenInPlace.assign(outputCount, false);
   // The copy kept, for scripts/kernelbench/bench-eager-outputs (what the copy cost).
   if (std::getenv("CUDAPERF_EAGER_COPY_OUTPUTS"))
     return;
-  graph.writtenInPlace = cudaperf::eager::writeIntoOutputs(graph.module, fresh(graph, true, false));
-  if (std::none_of(graph.writtenInPlace.begin(), graph.writtenInPlace.end(), [](bool b) { return b; }))
-    return;
-  std::istringstream stream(graph.bytes);
-  torch::jit::Module recorded = torch::jit::load(stream, graph.device);
-  recorded.eval();
-  std::vector<at::Tensor> inputs = fresh(graph, false, true), outputs = fresh(graph, true, false);
-  std::vector<void *> pointers;
-  std::size_t in = 0, out = 0;
-  for (const Argument &argument : graph.arguments)
-    pointers.push_back(argument.output ? outputs[out++].data_ptr() : inputs[in++].data_ptr());
-  bool same = true;
+  bool same = false;
   try {
+    graph.writtenInPlace = cudaperf::eager::writeIntoOutputs(graph.module, fresh(graph, true, false));
+    if (std::none_of(graph.writtenInPlace.begin(), graph.writtenInPlace.end(), [](bool b) { return b; }))
+      return;
+    std::istringstream stream(graph.bytes);
+    torch::jit::Module recorded = torch::jit::load(stream, graph.device);
+    recorded.eval();
     torch::NoGradGuard noGrad;
+    std::vector<at::Tensor> inputs = fresh(graph, false, true);
     std::vector<c10::IValue> values(inputs.begin(), inputs.end());
     const std::vector<at::Tensor> expected = results(recorded.forward(values));
-    call(graph, pointers.data());
-    for (std::size_t i = 0; i < outputs.size() && same; ++i)
-      same = expected[i].sizes() == outputs[i].sizes() && at::equal(expected[i].to(outputs[i].dtype()), outputs[i]);
+    // Twice, over outputs that start as every byte 0xFF: an overload that
+    // read or accumulated into its buffer would not give the same bits.
+    same = expected.size() == outputCount;
+    for (int round = 0; round < 2 && same; ++round) {
+      std::vector<at::Tensor> outputs = fresh(graph, true, false);
+      for (at::Tensor &output : outputs)
+        at::from_blob(output.data_ptr(), {static_cast<int64_t>(output.nbytes())},
+                      at::TensorOptions().dtype(at::kByte).device(graph.device))
+            .fill_(0xFF);
+      std::vector<void *> pointers;
+      std::size_t in = 0, out = 0;
+      for (const Argument &argument : graph.arguments)
+        pointers.push_back(argument.output ? outputs[out++].data_ptr() : inputs[in++].data_ptr());
+      call(graph, pointers.data());
+      for (std::size_t i = 0; i < outputs.size() && same; ++i)
+        same = expected[i].sizes() == outputs[i].sizes() && at::equal(expected[i].to(outputs[i].dtype()), outputs[i]);
+    }
   } catch (const std::exception &) {
     same = false;
   }
-  if (!same) {
-    graph.module = std::move(recorded);
-    graph.writtenInPlace.assign(graph.writtenInPlace.size(), false);
+  if (!same) { // the graph as recorded, its results copied
+    std::istringstream stream(graph.bytes);
+    graph.module = torch::jit::load(stream, graph.device);
+    graph.module.eval();
+    graph.writtenInPlace.assign(outputCount, false);
   }
 }
 

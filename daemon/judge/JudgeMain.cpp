@@ -473,6 +473,7 @@ private:
                                 bool oracleOnHost, Role role, const BaselineTiming *gpuBaseline,
                                 std::optional<BaselineTiming> *timingOut = nullptr) {
     json::object answer;
+    bool starvedBefore = false; // the oracle failed beside this candidate's first worker, and alone computed
     // A worker that fails before the library is loaded is the machine's
     // fault: more fresh workers, then the machine's verdict.
     for (int attempt = 0; attempt < kWorkerAttempts; ++attempt) {
@@ -520,17 +521,29 @@ private:
         // The trusted oracle failed with the candidate's library loaded: a
         // worker that holds the GPU's memory starves PyTorch eager, and a
         // wrong candidate would trade its verdict for an unscored bad_task.
-        // Its worker gone and its memory back, the oracle runs alone again.
-        if (role != Role::Candidate || !oracle || !run.loaded())
+        // Its worker gone and its memory back, the oracle makes the same
+        // call again alone: if it fails, the task's; if not, the candidate
+        // runs once more in a fresh worker, and a second such failure is its own.
+        if (role != Role::Candidate || !oracle || !run.loaded() || !run.lastOracleCall())
           throw;
+        const OracleCall failed = *run.lastOracleCall();
         worker.reset();
         awaitGpuMemoryBack();
-        if (!oracleRunsAlone(buffers, oracle, oracleOnHost, evaluation.task))
+        candidateLoaded_ = true; // a GPU failure in the oracle's retry follows the candidate's run
+        if (!oracleRunsAlone(buffers, oracle, oracleOnHost, failed))
           throw;
+        candidateLoaded_ = false;
+        if (!starvedBefore) {
+          starvedBefore = true;
+          answer = {{"status", "harness_error"}, {"error", "no worker ran the candidate again"}};
+          --attempt; // not the machine's failure: the fresh worker is the candidate's second chance
+          continue;
+        }
         return {{"status", "rejected"},
                 {"rejected_by", "oracle_starved"},
-                {"error", std::string("the task's trusted oracle failed while this candidate's worker was alive (") +
-                              problem.what() + ") and computed once the worker was gone"}};
+                {"error", std::string("twice the task's trusted oracle failed while this candidate's worker was "
+                                      "alive (") +
+                              problem.what() + ") and computed the same call once the worker was gone"}};
       } catch (const JudgeFailure &) {
         // The judge's own context failed: the candidate's doing once its
         // library is loaded (nothing else ran on this GPU), else the machine's.
@@ -564,7 +577,7 @@ private:
   std::string deviceProblem_;
   std::unique_ptr<TaskState> state_;
   std::map<std::string, BaselineTiming> baselineTimings_; // by task key
-  std::set<std::string> checkedBaselines_; // task keys whose baseline passed the reference's check here
+  std::set<std::string> checkedBaselines_;                // task keys whose baseline passed the reference's check here
   std::deque<std::unique_ptr<WorkerSession>> spares_;
   int cpuLatency_ = -1; // /dev/cpu_dma_latency, held open (holdCpuLatency)
   std::vector<std::unique_ptr<WorkerSession>> retiring_;

@@ -407,14 +407,10 @@ json::object LibraryRun::run() {
     for (std::size_t s = 0; s < task.correctnessSizes.size(); ++s) {
       ++total;
       const SizeBinding &sizes = task.correctnessSizes[s];
-      buffers_.drawInputs(sizes, testSeed(request_.seed, static_cast<std::size_t>(trial), s),
-                          static_cast<std::size_t>(trial));
+      drawInputs({sizes, testSeed(request_.seed, static_cast<std::size_t>(trial), s), static_cast<std::size_t>(trial)},
+                 oracleCorrectness);
       if (!oracleCorrectness)
         buffers_.loadExpected(request_.expected, expectedOffset, sizes);
-      else if (oracleOnHost_)
-        buffers_.runHostReference(oracle_, sizes);
-      else
-        buffers_.runOracle(oracle_, sizes);
       Call call;
       const bool traced = s == largest && deviceMemory;
       if (!callOnce(sizes, traced ? worker::kTraceKernels : 0, false, call, failure))
@@ -518,13 +514,7 @@ json::object LibraryRun::run() {
     // The timed calls' inputs come from the judge's own entropy and the keyed
     // generator: nothing a candidate sees of them (or of the correctness
     // inputs, whose seed it might work out) predicts the next call's.
-    buffers_.drawInputs(sizes, freshKey(), 0, freshKey() | 1);
-    if (verifyTimed) {
-      if (oracleOnHost_)
-        buffers_.runHostReference(oracle_, sizes);
-      else
-        buffers_.runOracle(oracle_, sizes);
-    }
+    drawInputs({sizes, freshKey(), 0, freshKey() | 1}, verifyTimed);
     const bool traced = k == 0 && deviceMemory;
     const bool counted = k > request_.warmup;
     if (k == request_.warmup + 1)
@@ -742,13 +732,24 @@ json::object LibraryRun::run() {
   return result;
 }
 
-bool oracleRunsAlone(TaskBuffers &buffers, EntryFunction oracle, bool oracleOnHost, const TaskSpec &task) {
+void LibraryRun::drawInputs(const OracleCall &call, bool expectFromOracle) {
+  buffers_.drawInputs(call.sizes, call.stream, call.trial, call.secret);
+  if (!expectFromOracle)
+    return;
+  lastOracleCall_ = call;
+  if (oracleOnHost_)
+    buffers_.runHostReference(oracle_, call.sizes);
+  else
+    buffers_.runOracle(oracle_, call.sizes);
+}
+
+bool oracleRunsAlone(TaskBuffers &buffers, EntryFunction oracle, bool oracleOnHost, const OracleCall &call) {
   try {
-    buffers.drawInputs(task.benchmarkSize, freshKey(), 0, freshKey() | 1);
+    buffers.drawInputs(call.sizes, call.stream, call.trial, call.secret);
     if (oracleOnHost)
-      buffers.runHostReference(oracle, task.benchmarkSize);
+      buffers.runHostReference(oracle, call.sizes);
     else
-      buffers.runOracle(oracle, task.benchmarkSize);
+      buffers.runOracle(oracle, call.sizes);
     return true;
   } catch (const TaskError &) {
     return false;

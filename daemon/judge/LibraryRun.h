@@ -58,6 +58,15 @@ struct BaselineTiming {
 
 enum class Role { Candidate, Baseline };
 
+// One call of the trusted oracle: the inputs it was given, as drawn
+// (TaskBuffers::drawInputs), so that it can be made again exactly.
+struct OracleCall {
+  SizeBinding sizes;
+  std::uint64_t stream = 0;
+  std::size_t trial = 0;
+  std::uint64_t secret = 0;
+};
+
 class LibraryRun {
 public:
   // `oracle`: the trusted library whose outputs the timed calls are checked
@@ -85,8 +94,12 @@ public:
   // Called before the task's shared buffers are reset and mapped: the judge
   // makes sure the previous evaluations' workers are gone.
   void setBeforeBuffers(std::function<void()> hook) { beforeBuffers_ = std::move(hook); }
+  // The oracle's last call (the one that failed when run() threw TaskError).
+  const std::optional<OracleCall> &lastOracleCall() const { return lastOracleCall_; }
 
 private:
+  // Draws the call's inputs; with `expectFromOracle`, the oracle's outputs for them are the expected ones.
+  void drawInputs(const OracleCall &call, bool expectFromOracle);
   struct Call {
     worker::Message reply;
     double wallMs = 0, preProbeMs = 0, postWaitMs = 0, cpuMs = 0;
@@ -116,12 +129,13 @@ private:
   std::optional<BaselineTiming> timing_;
   const BaselineTiming *gpuBaseline_ = nullptr;
   std::function<void()> beforeTimedCalls_, beforeBuffers_;
+  std::optional<OracleCall> lastOracleCall_;
 };
 
-// Whether the trusted oracle computes alone (no worker alive) on a fresh
-// draw at the benchmark size: after it failed with a candidate's worker
-// alive, the failure is the candidate's when it does (a worker that took
-// the GPU's memory starves PyTorch eager), the task's when it does not.
-bool oracleRunsAlone(TaskBuffers &buffers, EntryFunction oracle, bool oracleOnHost, const TaskSpec &task);
+// Whether the trusted oracle computes alone (no worker alive) the call it
+// failed with a candidate's worker alive, on the same inputs: the failure
+// is then the worker's doing (one that took the GPU's memory starves
+// PyTorch eager), else the task's.
+bool oracleRunsAlone(TaskBuffers &buffers, EntryFunction oracle, bool oracleOnHost, const OracleCall &call);
 
 } // namespace cudaperf::judge
