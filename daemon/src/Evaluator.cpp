@@ -497,9 +497,15 @@ json::object Evaluator::compute(const EvaluationRequest &request, const Prepared
       const auto start = Clock::now();
       try {
         if (expectedSeed) {
-          // The check seed's expected outputs wait until the judge asks (JudgeRun.h): only the CPU baseline now.
+          // The check seed's expected outputs go to a judge only when it asks (JudgeRun.h): only the CPU
+          // baseline is sent. They are made here, once, into the cache, beside the compile, so that the
+          // judge's first question does not hold the GPU's queue for the reference's minutes.
           ReferenceData cpuOnly;
           cpuOnly.cpuBaselineMs = references_.cpuBaselineMs(*task.spec, task.taskJson, task.reference);
+          const auto trials = static_cast<std::size_t>(job.effectiveTrials());
+          if (!config_.cacheDir.empty() &&
+              !references_.cached(*task.spec, task.taskJson, task.reference, expectedSeed, trials))
+            references_.compute(*task.spec, task.taskJson, task.reference, expectedSeed, trials, false, true);
           promise.set_value(std::make_shared<const ReferenceData>(std::move(cpuOnly)));
         } else {
           // A fixed seed may be cached; a fresh one is used once.

@@ -46,6 +46,11 @@ bool allElementsEqual(const HostBuffer &buffer) {
   return true;
 }
 
+std::string expectedKey(const std::string &taskJson, const std::filesystem::path &referenceLibrary, std::uint64_t seed,
+                        std::size_t trials) {
+  return contentKey({kFormat, taskJson, fileContents(referenceLibrary), std::to_string(seed), std::to_string(trials)});
+}
+
 struct ReferenceLibrary {
   void *handle = nullptr;
   EntryFunction entry = nullptr;
@@ -104,6 +109,18 @@ std::size_t ReferenceOutputs::memoryBytesHeld() {
   return memoryBytes_;
 }
 
+bool ReferenceOutputs::cached(const TaskSpec &task, const std::string &taskJson,
+                              const std::filesystem::path &referenceLibrary, std::uint64_t seed, std::size_t trials) {
+  const std::string key = expectedKey(taskJson, referenceLibrary, seed, trials);
+  std::lock_guard lock(mutex_);
+  if (memory_.count(key))
+    return true;
+  const std::filesystem::path blobFile = cacheDirectory_ / (task.name + "-" + key + ".expected");
+  std::error_code error;
+  return !cacheDirectory_.empty() && std::filesystem::file_size(blobFile, error) == expectedBlobBytes(task, trials) &&
+         !error;
+}
+
 double ReferenceOutputs::cpuBaselineMs(const TaskSpec &task, const std::string &taskJson,
                                        const std::filesystem::path &referenceLibrary) {
   const std::string key = contentKey({kFormat, "cpu-baseline", taskJson, fileContents(referenceLibrary)});
@@ -148,8 +165,7 @@ double ReferenceOutputs::cpuBaselineMs(const TaskSpec &task, const std::string &
 ReferenceData ReferenceOutputs::compute(const TaskSpec &task, const std::string &taskJson,
                                         const std::filesystem::path &referenceLibrary, std::uint64_t seed,
                                         std::size_t trials, bool measureCpuBaseline, bool cacheExpected) {
-  const std::string key =
-      contentKey({kFormat, taskJson, fileContents(referenceLibrary), std::to_string(seed), std::to_string(trials)});
+  const std::string key = expectedKey(taskJson, referenceLibrary, seed, trials);
   ReferenceData data;
   const auto began = std::chrono::steady_clock::now();
   if (measureCpuBaseline)

@@ -83,6 +83,26 @@ TEST(ReferenceOutputs, CachedOnDiskPerTaskReferenceAndSeed) {
   std::filesystem::remove_all(cache);
 }
 
+// What the daemon asks before it makes an imported task's check-seed outputs ahead of the judge's question.
+TEST(ReferenceOutputs, CachedSaysWhetherComputeWouldBeServedFromACache) {
+  const auto cache = scratch("cached");
+  const TaskSpec task = parseTask(kTaskJson, "scale");
+  {
+    ReferenceOutputs outputs(cache, 1000); // one seed's 8,008 bytes pass the memory bound: the disk has them
+    EXPECT_FALSE(outputs.cached(task, kTaskJson, CUDAPERF_SCALE_REFERENCE, 5, 2));
+    outputs.compute(task, kTaskJson, CUDAPERF_SCALE_REFERENCE, 5, 2, false);
+    EXPECT_TRUE(outputs.cached(task, kTaskJson, CUDAPERF_SCALE_REFERENCE, 5, 2));
+    EXPECT_FALSE(outputs.cached(task, kTaskJson, CUDAPERF_SCALE_REFERENCE, 6, 2)); // another seed
+    EXPECT_FALSE(outputs.cached(task, kTaskJson, CUDAPERF_SCALE_REFERENCE, 5, 3)); // another trial count
+  }
+  EXPECT_TRUE(ReferenceOutputs(cache).cached(task, kTaskJson, CUDAPERF_SCALE_REFERENCE, 5, 2)); // a restart
+  ReferenceOutputs memoryOnly("");
+  memoryOnly.compute(task, kTaskJson, CUDAPERF_SCALE_REFERENCE, 5, 2, false);
+  EXPECT_TRUE(memoryOnly.cached(task, kTaskJson, CUDAPERF_SCALE_REFERENCE, 5, 2));
+  EXPECT_FALSE(ReferenceOutputs("").cached(task, kTaskJson, CUDAPERF_SCALE_REFERENCE, 5, 2));
+  std::filesystem::remove_all(cache);
+}
+
 TEST(ReferenceOutputs, ConcurrentEvaluationsOfATaskComputeItOnce) {
   const TaskSpec task = parseTask(kTaskJson, "scale");
   ReferenceOutputs outputs("");

@@ -43,6 +43,9 @@ public:
   ReferenceData compute(const TaskSpec &task, const std::string &taskJson,
                         const std::filesystem::path &referenceLibrary, std::uint64_t seed, std::size_t trials,
                         bool measureCpuBaseline, bool cacheExpected = true);
+  // Whether compute() with these arguments would be served from the memory or the disk cache.
+  bool cached(const TaskSpec &task, const std::string &taskJson, const std::filesystem::path &referenceLibrary,
+              std::uint64_t seed, std::size_t trials);
   // The reference on the benchmark inputs: median of up to 3 runs (fewer past 2 s).
   double cpuBaselineMs(const TaskSpec &task, const std::string &taskJson,
                        const std::filesystem::path &referenceLibrary);
