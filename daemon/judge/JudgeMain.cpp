@@ -524,9 +524,9 @@ private:
         // Its worker gone and its memory back, the oracle makes the same
         // call again alone: if it fails, the task's; if not, the candidate
         // runs once more in a fresh worker, and a second such failure is its own.
-        if (role != Role::Candidate || !oracle || !run.loaded() || !run.lastOracleCall())
+        if (role != Role::Candidate || !oracle || !run.loaded() || !run.failedOracleCall())
           throw;
-        const OracleCall failed = *run.lastOracleCall();
+        const OracleCall failed = *run.failedOracleCall();
         worker.reset();
         awaitGpuMemoryBack();
         candidateLoaded_ = true; // a GPU failure in the oracle's retry follows the candidate's run

@@ -736,11 +736,15 @@ void LibraryRun::drawInputs(const OracleCall &call, bool expectFromOracle) {
   buffers_.drawInputs(call.sizes, call.stream, call.trial, call.secret);
   if (!expectFromOracle)
     return;
-  lastOracleCall_ = call;
-  if (oracleOnHost_)
-    buffers_.runHostReference(oracle_, call.sizes);
-  else
-    buffers_.runOracle(oracle_, call.sizes);
+  try {
+    if (oracleOnHost_)
+      buffers_.runHostReference(oracle_, call.sizes);
+    else
+      buffers_.runOracle(oracle_, call.sizes);
+  } catch (const TaskError &) {
+    failedOracleCall_ = call;
+    throw;
+  }
 }
 
 bool oracleRunsAlone(TaskBuffers &buffers, EntryFunction oracle, bool oracleOnHost, const OracleCall &call) {

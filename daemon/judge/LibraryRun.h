@@ -94,8 +94,8 @@ public:
   // Called before the task's shared buffers are reset and mapped: the judge
   // makes sure the previous evaluations' workers are gone.
   void setBeforeBuffers(std::function<void()> hook) { beforeBuffers_ = std::move(hook); }
-  // The oracle's last call (the one that failed when run() threw TaskError).
-  const std::optional<OracleCall> &lastOracleCall() const { return lastOracleCall_; }
+  // The oracle's call that failed, when run() threw its TaskError (and no other).
+  const std::optional<OracleCall> &failedOracleCall() const { return failedOracleCall_; }
 
 private:
   // Draws the call's inputs; with `expectFromOracle`, the oracle's outputs for them are the expected ones.
@@ -129,7 +129,7 @@ private:
   std::optional<BaselineTiming> timing_;
   const BaselineTiming *gpuBaseline_ = nullptr;
   std::function<void()> beforeTimedCalls_, beforeBuffers_;
-  std::optional<OracleCall> lastOracleCall_;
+  std::optional<OracleCall> failedOracleCall_;
 };
 
 // Whether the trusted oracle computes alone (no worker alive) the call it

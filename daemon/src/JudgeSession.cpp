@@ -155,7 +155,8 @@ json::object JudgeSession::evaluate(const JudgeJob &job, const JudgeCandidate &c
     std::string line;
     while (!answer && readLine(line, deadline))
       answer = judgeAnswer(line, nonce);
-    if (answer && answer->at("status") == "needs_expected" && !expected && candidate.expectedOnRequest) {
+    const json::value *status = answer ? answer->if_contains("status") : nullptr;
+    if (status && *status == "needs_expected" && !expected && candidate.expectedOnRequest) {
       // The task's baseline is checked against the reference first, in this
       // judge; nothing of the candidate ran. Asked once: sent with them now.
       try {
