@@ -71,7 +71,7 @@ std::string judgeRequest(const JudgeJob &job, const JudgeOptions &options, const
   const ReferenceData &reference = *candidate.reference;
   const bool onRequest = candidate.expectedSeed != 0 && candidate.expectedOnRequest && !expected;
   static const std::string none;
-  const std::string &blob = onRequest ? none : (expected ? *expected : reference).expectedBlob; // a reference
+  const std::string &blob = onRequest ? none : (expected ? *expected : reference).expectedBlob; // bound, not copied
   json::object line{{"task_json", job.taskJson},
                     {"task_name", job.task->name},
                     {"candidate", std::filesystem::weakly_canonical(candidate.library).string()},

@@ -79,6 +79,16 @@ std::uint64_t randomSeed() {
   return (static_cast<std::uint64_t>(entropy()) << 32) | entropy();
 }
 
+// The judge in --device none mode (host memory tasks), 8 s per evaluation.
+JudgeOptions hostJudge() {
+  JudgeOptions options;
+  options.judge = CUDAPERF_JUDGE;
+  options.worker = CUDAPERF_WORKER;
+  options.cuda = false;
+  options.wallSeconds = 8;
+  return options;
+}
+
 // Each candidate evaluated by one judge, in a worker of its own.
 Judged judge(const std::string &taskJson, const std::string &name, const std::string &reference,
              const std::vector<std::string> &candidates, bool freshSeeds = false, int runs = 10,
@@ -104,12 +114,7 @@ Judged judge(const std::string &taskJson, const std::string &name, const std::st
         outputs.compute(*job.task, taskJson, reference, candidate.seed, job.effectiveTrials(), true, !freshSeeds));
     job.candidates.push_back(candidate);
   }
-  JudgeOptions options;
-  options.judge = CUDAPERF_JUDGE;
-  options.worker = CUDAPERF_WORKER;
-  options.cuda = false;
-  options.wallSeconds = 8;
-  return {runJudge(job, options)};
+  return {runJudge(job, hostJudge())};
 }
 
 Judged scale(const std::vector<std::string> &candidates, bool freshSeeds = false) {
@@ -262,12 +267,7 @@ Judged judgeAgainstBaseline(const std::string &baseline, const std::vector<std::
       outputs.compute(task, kScaleTask, CUDAPERF_SCALE_REFERENCE, checkSeed, job.effectiveTrials(), true));
   for (const auto &library : candidates)
     job.candidates.push_back(JudgeCandidate{library, randomSeed(), expected, checkSeed});
-  JudgeOptions options;
-  options.judge = CUDAPERF_JUDGE;
-  options.worker = CUDAPERF_WORKER;
-  options.cuda = false;
-  options.wallSeconds = 8;
-  return {runJudge(job, options)};
+  return {runJudge(job, hostJudge())};
 }
 
 TEST(Judge, WithTheBaselineAsTheOracleEachCandidateIsCheckedOnItsOwnSecretInputs) {
@@ -549,11 +549,7 @@ TEST(Judge, TheReferencesFolderIsHiddenFromTheWorker) {
   job.candidates = {{CUDAPERF_HOSTILE_READ_REFERENCE, 1,
                      std::make_shared<const ReferenceData>(
                          outputs.compute(task, kScaleTask, CUDAPERF_SCALE_REFERENCE, 1, 2, false))}};
-  JudgeOptions options;
-  options.judge = CUDAPERF_JUDGE;
-  options.worker = CUDAPERF_WORKER;
-  options.cuda = false;
-  options.wallSeconds = 8;
+  JudgeOptions options = hostJudge();
   options.hiddenPaths = {probe.parent_path().string()};
   const auto hidden = runJudge(job, options).front();
   std::filesystem::remove_all(probe.parent_path());
