@@ -26,6 +26,13 @@ std::optional<double> geomeanSpeedup(const std::vector<SampleOutcome> &samples) 
   return count ? std::optional<double>(std::exp(logs / count)) : std::nullopt;
 }
 
+std::vector<SampleOutcome> againstTorchCompile(const std::vector<SampleOutcome> &samples) {
+  std::vector<SampleOutcome> out = samples;
+  for (auto &sample : out)
+    sample.speedup = sample.speedupVsTorchCompile;
+  return out;
+}
+
 double fastP(const std::vector<SampleOutcome> &samples, double p) {
   if (samples.empty())
     return 0;

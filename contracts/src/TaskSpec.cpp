@@ -270,6 +270,8 @@ TaskSpec buildTask(const std::string &text, const std::string &folderName, const
     task.baseline = *directory / "baseline.cu";
   if (std::filesystem::exists(*directory / "baseline_eager.c"))
     task.eagerBaseline = *directory / "baseline_eager.c";
+  if (task.eagerBaseline)
+    task.torchCompile = loadTorchCompileBaseline(*directory / "torch_compile.json");
   if (auto *variants = root.if_contains("variants")) {
     for (const auto &[key, expectation] : reader.object(*variants, "variants")) {
       const std::string field = "variants." + std::string(key);

@@ -4,6 +4,7 @@
 //   cudaperf [--url ...] eval --task NAME FILE.cu [--turn N]
 //   cudaperf [--url ...] tasks | health
 //   cudaperf import-kernelbench DIR|FILE... --out TASKS_DIR [--memory device|host] [--eager-baseline auto|none]
+//                                [--torch-compile auto|none] [--jobs N]
 //            (scripts/kernelbench/import_kernelbench.py with the Python that has torch:
 //             $CUDAPERF_PYTHON, else python3)
 //

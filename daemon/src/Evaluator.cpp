@@ -618,6 +618,11 @@ json::object Evaluator::compute(const EvaluationRequest &request, const Prepared
       // What the GPU speedup is against: the task's baseline.cu, or an imported task's PyTorch eager.
       if (judgedRun.baseline == "gpu")
         timing["gpu_baseline_source"] = task.eagerBaseline ? "pytorch_eager" : "baseline.cu";
+      // KernelBench's second number: against torch.compile, through the ratio measured at import.
+      if (judgedRun.baseline == "gpu" && task.eagerBaseline && task.spec->torchCompile) {
+        timing["speedup_vs_torch_compile"] = speedupAgainstTorchCompile(*judgedRun.speedup, *task.spec->torchCompile);
+        timing["torch_compile_over_eager"] = task.spec->torchCompile->compiledOverEager;
+      }
     }
   }
   result["status"] = status;

@@ -9,7 +9,7 @@ the empty candidate's `wrong_answer` means eager passed, and `bad_task` means ea
 run (the reason is printed). One row per task, then a total.
 
 usage: check_eager.py TASKS_DIR --evaluate CUDAPERF_EVALUATE [--eager LIBCUDAPERF_EAGER]
-                      [--device cuda|none] [--jobs N] [--wall SECONDS]
+                      [--device cuda|none] [--reference-device cpu|cuda] [--jobs N] [--wall SECONDS]
 (--eager defaults to libcudaperf-eager.so beside cudaperf-evaluate; --device
 none for --memory host imports.) Exit status 0 when every baseline passed.
 """
@@ -21,6 +21,7 @@ import re
 import subprocess
 import sys
 import tempfile
+import time
 
 
 def build(source, out, *flags):
@@ -40,14 +41,19 @@ def check(task_dir, work, args):
     with open(empty, "w") as handle:
         handle.write("void %s(void) {}\n" % spec["entry"])  # every argument ignored: writes nothing
     candidate = build(empty, os.path.join(work, name + "-empty.so"))
-    run = subprocess.run([args.evaluate, "--task", task_dir, "--reference", reference, "--candidate", candidate,
-                          "--baseline", eager, "--device", args.device, "--runs", "10", "--warmup", "2",
-                          "--wall", str(args.wall)],
-                         capture_output=True, text=True, timeout=args.timeout)
+    started = time.time()
+    try:
+        run = subprocess.run([args.evaluate, "--task", task_dir, "--reference", reference, "--candidate", candidate,
+                              "--baseline", eager, "--device", args.device, "--runs", "10", "--warmup", "2",
+                              "--wall", str(args.wall)],
+                             capture_output=True, text=True, timeout=args.timeout,
+                             env=dict(os.environ, CUDAPERF_REFERENCE_DEVICE=args.reference_device))
+    except subprocess.TimeoutExpired:
+        return name, False, "no answer in %g s" % args.timeout
     answers = [json.loads(line) for line in run.stdout.splitlines() if line.startswith("{")]
     answer = answers[0] if answers else {"status": "no answer", "error": run.stderr[-300:]}
     if answer["status"] == "wrong_answer":  # judged only after the baseline passed and was timed
-        return name, True, "eager passed its own evaluation"
+        return name, True, "eager passed its own evaluation (%.1f s)" % (time.time() - started)
     return name, False, "%s: %s" % (answer["status"], re.sub(r"\s+", " ", str(answer.get("error", "")))[:400])
 
 
@@ -57,6 +63,9 @@ def main():
     parser.add_argument("--evaluate", required=True)
     parser.add_argument("--eager")
     parser.add_argument("--device", choices=("cuda", "none"), default="cuda")
+    parser.add_argument("--reference-device", choices=("cpu", "cuda"), default="cpu",
+                        help="where the PyTorch reference computes the check seed's outputs (cuda: a machine "
+                             "where nothing else is timed; the CPU takes minutes per task at KernelBench's sizes)")
     parser.add_argument("--jobs", type=int, default=1)
     parser.add_argument("--wall", type=float, default=600, help="seconds an evaluation may take (the judge's limit)")
     parser.add_argument("--timeout", type=float, default=1800)

@@ -20,7 +20,7 @@ Problems the format cannot express get a reason in the summary, never a
 silent skip.
 
 usage: import_kernelbench.py DIR|FILE... --out TASKS_DIR [--memory device|host] [--eager-baseline auto|none]
-                             [--jobs N] [--timeout 300]
+                             [--torch-compile auto|none] [--jobs N] [--timeout 300]
        import_kernelbench.py --probe FILE      (one problem, JSON on stdout; used by the above)
 """
 import argparse
@@ -696,6 +696,9 @@ def write_task(path, found, out_dir, memory):
             handle.write(eager_shim_c(name, arguments, path, dict(found["eager"], torch=found["torch"])))
     elif os.path.exists(shim):  # a re-import without one: no stale graph left behind
         os.remove(shim)
+    timing = os.path.join(folder, "torch_compile.json")
+    if os.path.exists(timing):  # measured for the previous import's module, if any: again below, or not at all
+        os.remove(timing)
     return name, signature
 
 
@@ -721,6 +724,9 @@ def main():
                         help="auto: trace the module as the task's eager baseline, on the GPU for device tasks "
                              "(none where this Python has no CUDA), on the CPU for host ones")
     parser.add_argument("--eager-device", choices=("cuda", "cpu"), help=argparse.SUPPRESS)  # the probe's
+    parser.add_argument("--torch-compile", choices=("auto", "none"), default="auto",
+                        help="auto: where eager is traced on the GPU, time torch.compile against eager "
+                             "(time_torch_compile.py) for a second speedup, reported beside eager's")
     parser.add_argument("--jobs", type=int, default=1, help="problems probed at once (each in a process of its own)")
     parser.add_argument("--timeout", type=float, default=300, help="seconds one problem may take to probe")
     args = parser.parse_args()
@@ -791,6 +797,12 @@ def main():
     for problem, result, detail, seconds in rows:
         print("%-*s  %-8s  %7.2f  %s" % (width, problem, result, seconds, detail))
     print("%d of %d imported into %s" % (imported, len(rows), args.out))
+    on_gpu = [task_name(path) for path, (found, _) in zip(paths, results)
+              if found["ok"] and found.get("eager", {}).get("device") == "cuda"]
+    if args.torch_compile == "auto" and on_gpu:
+        sys.stdout.flush()
+        subprocess.run([sys.executable, os.path.join(HERE, "time_torch_compile.py"), "--jobs", str(args.jobs)] +
+                       [os.path.join(args.out, name) for name in on_gpu])
     return 0 if imported == len(rows) else 3
 
 

@@ -48,7 +48,10 @@ def main():
     loader = importlib.util.spec_from_file_location("kernelbench_problem", os.path.join(task_dir, "problem.py"))
     problem = importlib.util.module_from_spec(loader)
     loader.loader.exec_module(problem)
-    model = problem.Model(*meta["init_inputs"])
+    # The CPU by default: a GPU reference would share the GPU with the candidates being timed. A check of a
+    # whole import on an otherwise idle GPU machine (check_eager.py --reference-device cuda) may use it.
+    device = os.environ.get("CUDAPERF_REFERENCE_DEVICE", "cpu")
+    model = problem.Model(*meta["init_inputs"]).to(device)
     state = dict(model.named_parameters())
     state.update(dict(model.named_buffers()))
     stdin, stdout = sys.stdin.buffer, sys.stdout.buffer
@@ -68,6 +71,7 @@ def main():
                 tensors.append((torch.frombuffer(bytearray(data), dtype=torch.uint8) != 0).reshape(argument["shape"]))
             else:
                 tensors.append(torch.frombuffer(bytearray(data), dtype=dtype).reshape(argument["shape"]))
+            tensors[-1] = tensors[-1].to(device)
         forward_inputs = []
         with torch.no_grad():
             for argument, tensor in zip(inputs, tensors):
@@ -90,7 +94,7 @@ def main():
         if len(results) != len(outputs):
             sys.exit("the module returned %d outputs, the task has %d" % (len(results), len(outputs)))
         for argument, tensor in zip(outputs, results):
-            tensor = tensor.detach().to(dtype_of(argument)).contiguous()
+            tensor = tensor.detach().to(dtype_of(argument)).cpu().contiguous()
             if list(tensor.shape) != argument["shape"]:
                 sys.exit("output %s has shape %s, the task %s" % (argument["name"], list(tensor.shape),
                                                                   argument["shape"]))

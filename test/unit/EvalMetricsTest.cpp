@@ -36,3 +36,13 @@ TEST(EvalMetricsTest, SpeedupFastPAndTurns) {
       1e-12);
   EXPECT_EQ(meanStd({5.0}).std, 0.0);
 }
+
+TEST(EvalMetricsTest, AgainstTorchCompileUsesThatSpeedupOnly) {
+  // Against eager 2.0, 8.0, 0.5; against torch.compile 0.8, 4.0, none (no timing for that task).
+  const std::vector<SampleOutcome> samples{
+      {1, 2.0, 0.8}, {2, 8.0, 4.0}, {std::nullopt, std::nullopt, std::nullopt}, {1, 0.5, std::nullopt}};
+  const auto compiled = againstTorchCompile(samples);
+  EXPECT_NEAR(*geomeanSpeedup(compiled), std::sqrt(0.8 * 4.0), 1e-12);
+  EXPECT_EQ(fastP(compiled, 1.0), 0.25); // 4.0 only, of all four samples
+  EXPECT_EQ(fastP(samples, 1.0), 0.5);   // the originals are untouched
+}

@@ -146,6 +146,38 @@ TEST(TaskLoader, ErrorsNameTaskFileAndField) {
   EXPECT_NE(errorOf("[1, 2]").find("must be an object"), std::string::npos);
 }
 
+// An imported KernelBench task's torch.compile timing rides beside its eager
+// baseline; a failed compile is no timing, a broken file is the task's error.
+TEST(TaskLoader, TorchCompileTimingBesideAnEagerBaseline) {
+  TempTask temp(kValid);
+  const auto write = [&](const std::string &name, const std::string &text) {
+    std::ofstream(temp.dir() / name) << text;
+  };
+  write("torch_compile.json", R"({"status": "ok", "compiled_over_eager": 0.5, "eager_ms": 2.0, "compiled_ms": 1.0})");
+  EXPECT_FALSE(loadTask(temp.dir()).torchCompile) << "no eager baseline: the timing has nothing to sit beside";
+  write("baseline_eager.c", "/* shim */\n");
+  const TaskSpec task = loadTask(temp.dir());
+  ASSERT_TRUE(task.torchCompile);
+  EXPECT_DOUBLE_EQ(task.torchCompile->compiledOverEager, 0.5);
+  EXPECT_DOUBLE_EQ(task.torchCompile->eagerMs, 2.0);
+  // 3x faster than eager, where torch.compile is 2x faster than eager: 1.5x faster than torch.compile.
+  EXPECT_DOUBLE_EQ(speedupAgainstTorchCompile(3.0, *task.torchCompile), 1.5);
+
+  write("torch_compile.json", R"({"status": "failed", "reason": "torch.compile failed: Unsupported"})");
+  EXPECT_FALSE(loadTask(temp.dir()).torchCompile);
+  for (const char *broken :
+       {R"({"status": "ok"})", R"({"status": "ok", "compiled_over_eager": 0})",
+        R"({"status": "ok", "compiled_over_eager": "fast"})", R"({"status": "maybe"})", "{ not json"}) {
+    write("torch_compile.json", broken);
+    try {
+      loadTask(temp.dir());
+      ADD_FAILURE() << "accepted: " << broken;
+    } catch (const TaskError &error) {
+      EXPECT_NE(std::string(error.what()).find("torch_compile.json"), std::string::npos) << error.what();
+    }
+  }
+}
+
 TEST(TaskLoader, SuiteLoadsEveryTaskFolder) {
   const auto tasks = loadSuite(CUDAPERF_TASKS_DIR);
   ASSERT_GE(tasks.size(), 6u);

@@ -1,6 +1,7 @@
 // cudaperf-train eval: n samples per task (refined over up to M turns with
 // the daemon's feedback), unbiased pass@k (k = 1, 5, 10 where k <= n),
-// geometric-mean speedup over correct samples, fast_p (p = 1, 1.5, 2),
+// geometric-mean speedup over correct samples, fast_p (p = 1, 1.5, 2; against
+// torch.compile too, for imported KernelBench tasks that have its timing),
 // first-turn and cumulative accuracy per turn; each over seeds as mean ± std.
 // A JSON report (--out) and a table on stdout.
 #include "cudaperf/trainer/Commands.h"
@@ -16,6 +17,7 @@
 
 #include <boost/json.hpp>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -72,7 +74,7 @@ std::map<std::string, std::vector<SampleOutcome>> evaluateSeed(const trainer::Po
         if (!answer.ok && (answer.httpStatus == 0 || answer.httpStatus >= 500))
           throw std::runtime_error("eval: no answer for task '" + tasks[t].name + "': " + answer.error);
         if (answer.ok && answer.status == "ok") {
-          outcomes[open[k]] = {turn, answer.speedup};
+          outcomes[open[k]] = {turn, answer.speedup, answer.speedupVsTorchCompile};
         } else if (turn < turns) {
           rows[open[k]].addFeedback(answer.ok ? answer.feedback : answer.error);
           still.push_back(open[k]);
@@ -148,6 +150,17 @@ int evalCommand(const std::vector<std::string> &args) {
       char name[32];
       std::snprintf(name, sizeof name, "fast_%g", p);
       perSeed[name].push_back(fastP(all, p));
+    }
+    // KernelBench's second table: against torch.compile, on imported tasks that have its timing.
+    if (std::any_of(all.begin(), all.end(), [](const SampleOutcome &s) { return s.speedupVsTorchCompile; })) {
+      const auto compiled = againstTorchCompile(all);
+      if (auto g = geomeanSpeedup(compiled))
+        perSeed["geomean_speedup_vs_torch_compile"].push_back(*g);
+      for (double p : {1.0, 1.5, 2.0}) {
+        char name[48];
+        std::snprintf(name, sizeof name, "fast_%g_vs_torch_compile", p);
+        perSeed[name].push_back(fastP(compiled, p));
+      }
     }
     const auto first = firstTurnAccuracy(all, turns), cumulative = cumulativeAccuracy(all, turns);
     for (int t = 1; t <= turns; ++t) {

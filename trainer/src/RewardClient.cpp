@@ -45,6 +45,7 @@ void readRewardFields(RewardAnswer &answer) {
   answer.rVer = numberAt(objectAt(reward, "r_ver"), "total");
   answer.rStr = numberAt(reward, "r_str");
   answer.speedup = numberAt(objectAt(&body, "timing"), "speedup");
+  answer.speedupVsTorchCompile = numberAt(objectAt(&body, "timing"), "speedup_vs_torch_compile");
 }
 
 RewardClient::RewardClient(RewardClientOptions options) : options_(std::move(options)) {

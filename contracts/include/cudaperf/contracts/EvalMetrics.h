@@ -16,7 +16,13 @@ std::optional<double> passAtK(int n, int c, int k);
 struct SampleOutcome {
   std::optional<int> passedTurn; // first turn (1, 2, ...) at which it was correct; nullopt: never
   std::optional<double> speedup; // of its correct answer, over the task's baseline
+  // An imported KernelBench task's speedup against torch.compile, where the task has that timing.
+  std::optional<double> speedupVsTorchCompile;
 };
+
+// The same samples with their speedup against torch.compile as the speedup
+// (nullopt where there is none), for fast_p and the geomean against it.
+std::vector<SampleOutcome> againstTorchCompile(const std::vector<SampleOutcome> &samples);
 
 // exp(mean(log speedup)) over the correct samples with a speedup; nullopt without any.
 std::optional<double> geomeanSpeedup(const std::vector<SampleOutcome> &samples);

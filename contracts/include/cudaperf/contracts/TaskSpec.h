@@ -5,6 +5,8 @@
 // field of any error.
 #pragma once
 
+#include "cudaperf/contracts/TorchCompileBaseline.h"
+
 #include <cstdint>
 #include <filesystem>
 #include <map>
@@ -104,6 +106,9 @@ struct TaskSpec {
   // (its traced module in a C shim over libcudaperf-eager), used where there
   // is no baseline.cu.
   std::optional<std::filesystem::path> eagerBaseline;
+  // torch_compile.json beside it: torch.compile's time over eager's, where
+  // the module compiled and agreed with eager (reported, not rewarded).
+  std::optional<TorchCompileBaseline> torchCompile;
   std::vector<VariantSpec> variants;
 
   Tolerance toleranceFor(ElementType type) const { return tolerance ? *tolerance : defaultTolerance(type); }

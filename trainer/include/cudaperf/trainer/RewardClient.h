@@ -50,6 +50,7 @@ struct RewardAnswer {
   std::string status;   // ok, wrong_answer, compile_error, rejected, ...
   std::string feedback; // the text a refinement turn shows the policy
   std::optional<double> reward, rVer, rStr, speedup;
+  std::optional<double> speedupVsTorchCompile; // imported KernelBench tasks with a torch.compile timing
 };
 
 struct RewardClientStats {
