@@ -9,7 +9,8 @@ the empty candidate's `wrong_answer` means eager passed, and `bad_task` means ea
 run (the reason is printed). One row per task, then a total.
 
 usage: check_eager.py TASKS_DIR --evaluate CUDAPERF_EVALUATE [--eager LIBCUDAPERF_EAGER]
-                      [--device cuda|none] [--reference-device cpu|cuda] [--jobs N] [--wall SECONDS]
+                      [--device cuda|none] [--reference-device cpu|cuda] [--jobs N] [--memory-gb G]
+                      [--wall SECONDS] [--timeout SECONDS]
 (--eager defaults to libcudaperf-eager.so beside cudaperf-evaluate; --device
 none for --memory host imports.) Exit status 0 when every baseline passed.
 """
@@ -21,6 +22,7 @@ import re
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 
 
@@ -30,9 +32,61 @@ def build(source, out, *flags):
     return out
 
 
-def check(task_dir, work, args):
+ELEMENT_BYTES = {"float32": 4, "float16": 2, "bfloat16": 2, "int64": 8, "int32": 4, "bool": 1}
+# Host copies of the arguments one evaluation holds at once (the judge's draw,
+# eager's private copy, the reference's bytes and its expected outputs, the
+# outputs read back): KernelBench's elementwise problems are GBs per argument,
+# and six such evaluations at once run a 128 GiB machine out of memory.
+HOST_COPIES = 6
+
+
+def host_footprint(spec):
+    total = 0
+    for argument in spec["kernelbench"]["arguments"]:
+        count = 1
+        for extent in argument["shape"]:
+            count *= extent
+        total += count * ELEMENT_BYTES.get(argument.get("dtype", "float32"), 8)
+    return HOST_COPIES * total
+
+
+class HostMemory:
+    """Evaluations start while their estimated footprints fit the budget (one always may, alone)."""
+
+    def __init__(self, budget):
+        self.budget, self.used, self.condition = budget, 0, threading.Condition()
+
+    def __call__(self, need):
+        host = self
+
+        class Held:
+            def __enter__(self):
+                with host.condition:
+                    host.condition.wait_for(lambda: host.used == 0 or host.used + need <= host.budget)
+                    host.used += need
+
+            def __exit__(self, *error):
+                with host.condition:
+                    host.used -= need
+                    host.condition.notify_all()
+        return Held()
+
+
+def available_memory():
+    for line in open("/proc/meminfo"):
+        if line.startswith("MemAvailable:"):
+            return int(line.split()[1]) * 1024
+    return 16 << 30
+
+
+def check(task_dir, work, args, memory):
     name = os.path.basename(task_dir.rstrip("/"))
     spec = json.load(open(os.path.join(task_dir, "task.json")))
+    with memory(host_footprint(spec)):
+        return evaluate(name, spec, task_dir, work, args)
+
+
+def evaluate(name, spec, task_dir, work, args):
     folder = os.path.dirname(os.path.abspath(args.eager))
     reference = build(os.path.join(task_dir, "reference.c"), os.path.join(work, name + "-reference.so"), "-lm")
     eager = build(os.path.join(task_dir, "baseline_eager.c"), os.path.join(work, name + "-eager.so"),
@@ -66,7 +120,9 @@ def main():
     parser.add_argument("--reference-device", choices=("cpu", "cuda"), default="cpu",
                         help="where the PyTorch reference computes the check seed's outputs (cuda: a machine "
                              "where nothing else is timed; the CPU takes minutes per task at KernelBench's sizes)")
-    parser.add_argument("--jobs", type=int, default=1)
+    parser.add_argument("--jobs", type=int, default=1, help="evaluations at once, while their host memory fits")
+    parser.add_argument("--memory-gb", type=float, help="host memory the evaluations may hold together "
+                        "(default: 70%% of what is available)")
     parser.add_argument("--wall", type=float, default=600, help="seconds an evaluation may take (the judge's limit)")
     parser.add_argument("--timeout", type=float, default=1800)
     args = parser.parse_args()
@@ -76,13 +132,16 @@ def main():
     # Outside /tmp: the judge's workers have a private one and must read the libraries.
     work = tempfile.mkdtemp(prefix="check-eager-", dir=os.getcwd())
     os.chmod(work, 0o755)
+    memory = HostMemory(args.memory_gb * (1 << 30) if args.memory_gb else 0.7 * available_memory())
     rows = []
     with concurrent.futures.ThreadPoolExecutor(max(1, args.jobs)) as pool:
-        for row in pool.map(lambda t: check(t, work, args), tasks):
+        for row in pool.map(lambda t: check(t, work, args, memory), tasks):
             rows.append(row)
             print("%-50s %s  %s" % (row[0], "pass" if row[1] else "FAIL", row[2]), flush=True)
     passed = sum(1 for r in rows if r[1])
-    print("%d of %d eager baselines passed their own evaluation" % (passed, len(rows)))
+    unanswered = sum(1 for r in rows if not r[1] and r[2].startswith("no answer"))
+    print("%d of %d eager baselines passed their own evaluation; %d disagreed or failed to run, %d gave no answer" % (
+        passed, len(rows), len(rows) - passed - unanswered, unanswered))
     subprocess.run(["rm", "-rf", work])
     return 0 if passed == len(rows) else 1
 
