@@ -106,8 +106,14 @@ def evaluate(name, spec, task_dir, work, args):
         return name, False, "no answer in %g s" % args.timeout
     answers = [json.loads(line) for line in run.stdout.splitlines() if line.startswith("{")]
     answer = answers[0] if answers else {"status": "no answer", "error": run.stderr[-300:]}
+    phases = answer.get("phases") or {}
+    # Where the time went: the reference (check seed's outputs, the CPU baseline), the task's buffers,
+    # eager's own evaluation (its check and its timing), the empty candidate's worker.
+    spent = "%.1f s: reference %.1f, task setup %.1f, eager %.1f, candidate %.1f" % (
+        time.time() - started, (answer.get("reference") or {}).get("seconds", 0), phases.get("task_setup_seconds", 0),
+        phases.get("baseline_seconds", 0), phases.get("worker_run_seconds", 0))
     if answer["status"] == "wrong_answer":  # judged only after the baseline passed and was timed
-        return name, True, "eager passed its own evaluation (%.1f s)" % (time.time() - started)
+        return name, True, "eager passed its own evaluation (%s)" % spent
     return name, False, "%s: %s" % (answer["status"], re.sub(r"\s+", " ", str(answer.get("error", "")))[:400])
 
 
