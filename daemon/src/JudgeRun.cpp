@@ -66,8 +66,8 @@ std::string freshNonce() {
   return nonce.str();
 }
 
-std::string judgeRequest(const JudgeJob &job, const JudgeOptions &options, const JudgeCandidate &candidate,
-                         const std::string &nonce, const ReferenceData *expected) {
+JudgeRequest judgeRequest(const JudgeJob &job, const JudgeOptions &options, const JudgeCandidate &candidate,
+                          const std::string &nonce, const ReferenceData *expected) {
   const ReferenceData &reference = *candidate.reference;
   const bool onRequest = candidate.expectedSeed != 0 && candidate.expectedOnRequest && !expected;
   static const std::string none;
@@ -96,7 +96,7 @@ std::string judgeRequest(const JudgeJob &job, const JudgeOptions &options, const
     line["expected_on_request"] = true;
   if (job.reference)
     line["reference"] = std::filesystem::weakly_canonical(*job.reference).string();
-  return json::serialize(line) + "\n" + blob;
+  return {json::serialize(line) + "\n", &blob};
 }
 
 std::optional<json::object> judgeAnswer(const std::string &text, const std::string &nonce) {
@@ -128,7 +128,9 @@ std::vector<json::object> runOnce(const JudgeJob &job, const JudgeOptions &optio
     std::shared_ptr<const ReferenceData> expected;
     if (candidate->expectedSeed != 0 && candidate->expectedOnRequest)
       expected = candidate->expectedOnRequest();
-    request.stdinData += judgeRequest(job, options, *candidate, nonces.back(), expected.get());
+    const JudgeRequest parts = judgeRequest(job, options, *candidate, nonces.back(), expected.get());
+    request.stdinData += parts.header;
+    request.stdinData += *parts.expected;
   }
   sandbox::Limits limits = trustedJudgeLimits();
   // Start-up (CUDA context, the baseline's timing) plus each evaluation.

@@ -141,7 +141,8 @@ json::object JudgeSession::evaluate(const JudgeJob &job, const JudgeCandidate &c
     if (!process_ && !start(error))
       break;
     const std::string nonce = freshNonce();
-    if (!send(judgeRequest(job, options_, candidate, nonce, expected.get()))) {
+    const JudgeRequest request = judgeRequest(job, options_, candidate, nonce, expected.get());
+    if (!send(request.header) || !send(*request.expected)) {
       ++failures_;
       ++attempts;
       stop(); // nothing of this candidate ran: a fresh judge takes it

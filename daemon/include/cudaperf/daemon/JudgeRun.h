@@ -94,10 +94,18 @@ std::vector<std::string> judgeArguments(const JudgeOptions &options);
 sandbox::Limits trustedJudgeLimits();                         // the deadlines are the caller's
 boost::json::object judgeAccount(const sandbox::Result &run); // how a judge process ended
 std::string freshNonce();
+// A request in two parts, written one after the other: the JSON line, and
+// the expected outputs' bytes, not copied (GBs for a KernelBench elementwise
+// problem: a concatenated copy was another such block of host memory per
+// evaluation). `expected` points into the ReferenceData the caller holds.
+struct JudgeRequest {
+  std::string header; // the JSON line, with its newline
+  const std::string *expected = nullptr;
+};
 // With the candidate's expectedOnRequest and no `expected`: sent without
 // expected outputs, which the judge asks for when it needs them.
-std::string judgeRequest(const JudgeJob &job, const JudgeOptions &options, const JudgeCandidate &candidate,
-                         const std::string &nonce, const ReferenceData *expected = nullptr);
+JudgeRequest judgeRequest(const JudgeJob &job, const JudgeOptions &options, const JudgeCandidate &candidate,
+                          const std::string &nonce, const ReferenceData *expected = nullptr);
 std::optional<boost::json::object> judgeAnswer(const std::string &line, const std::string &nonce);
 
 } // namespace cudaperf
