@@ -91,7 +91,8 @@ private:
   std::atomic<int> count_{0}, current_{0}, most_{0};
 };
 
-const char *kOkBody = R"({"status":"ok","feedback":"all 5 tests passed","timing":{"speedup":2.5},)"
+const char *kOkBody = R"({"status":"ok","feedback":"all 5 tests passed",)"
+                      R"("timing":{"speedup":2.5,"speedup_vs_torch_compile":1.25},)"
                       R"("reward":{"total":3.25,"r_ver":{"total":2.75},"r_str":0.5}})";
 
 RewardClientOptions quick(std::vector<std::string> urls) {
@@ -120,6 +121,7 @@ TEST(RewardClientTest, ReadsEveryRewardComponent) {
   EXPECT_DOUBLE_EQ(*answer.rVer, 2.75);
   EXPECT_DOUBLE_EQ(*answer.rStr, 0.5);
   EXPECT_DOUBLE_EQ(*answer.speedup, 2.5);
+  EXPECT_DOUBLE_EQ(*answer.speedupVsTorchCompile, 1.25);
   EXPECT_EQ(answer.attempts, 1);
   auto request = boost::json::parse(seen).as_object();
   EXPECT_EQ(request.at("task").as_string(), "vector_add");

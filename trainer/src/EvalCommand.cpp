@@ -144,24 +144,20 @@ int evalCommand(const std::vector<std::string> &args) {
     }
     for (const auto &[task, list] : outcomes)
       all.insert(all.end(), list.begin(), list.end());
-    if (auto g = geomeanSpeedup(all))
-      perSeed["geomean_speedup"].push_back(*g);
-    for (double p : {1.0, 1.5, 2.0}) {
-      char name[32];
-      std::snprintf(name, sizeof name, "fast_%g", p);
-      perSeed[name].push_back(fastP(all, p));
-    }
-    // KernelBench's second table: against torch.compile, on imported tasks that have its timing.
-    if (std::any_of(all.begin(), all.end(), [](const SampleOutcome &s) { return s.speedupVsTorchCompile; })) {
-      const auto compiled = againstTorchCompile(all);
-      if (auto g = geomeanSpeedup(compiled))
-        perSeed["geomean_speedup_vs_torch_compile"].push_back(*g);
+    // The geomean speedup and fast_p, under names ending in `suffix`.
+    const auto speedupMetrics = [&](const std::vector<SampleOutcome> &samples, const std::string &suffix) {
+      if (auto g = geomeanSpeedup(samples))
+        perSeed["geomean_speedup" + suffix].push_back(*g);
       for (double p : {1.0, 1.5, 2.0}) {
-        char name[48];
-        std::snprintf(name, sizeof name, "fast_%g_vs_torch_compile", p);
-        perSeed[name].push_back(fastP(compiled, p));
+        char name[16];
+        std::snprintf(name, sizeof name, "fast_%g", p);
+        perSeed[name + suffix].push_back(fastP(samples, p));
       }
-    }
+    };
+    speedupMetrics(all, "");
+    // KernelBench's second table: against torch.compile, on imported tasks that have its timing.
+    if (std::any_of(all.begin(), all.end(), [](const SampleOutcome &s) { return s.speedupVsTorchCompile; }))
+      speedupMetrics(againstTorchCompile(all), "_vs_torch_compile");
     const auto first = firstTurnAccuracy(all, turns), cumulative = cumulativeAccuracy(all, turns);
     for (int t = 1; t <= turns; ++t) {
       perSeed["accuracy_turn_" + std::to_string(t)].push_back(first[t - 1]);
