@@ -145,9 +145,11 @@ def main():
                 "status": "failed", "reason": "died (%s): %s" % (run.returncode, run.stderr.strip()[-300:])}
         except subprocess.TimeoutExpired:
             result = {"status": "failed", "reason": "took more than %g s" % args.timeout}
-        with open(os.path.join(task_dir, "torch_compile.json"), "w") as handle:
+        partial = os.path.join(task_dir, ".torch_compile.json.partial")
+        with open(partial, "w") as handle:
             json.dump(result, handle, indent=2)
             handle.write("\n")
+        os.replace(partial, os.path.join(task_dir, "torch_compile.json"))  # the daemon never reads half a file
         return result, time.time() - started
 
     with concurrent.futures.ThreadPoolExecutor(max(1, args.jobs)) as pool:
