@@ -270,8 +270,13 @@ TaskSpec buildTask(const std::string &text, const std::string &folderName, const
     task.baseline = *directory / "baseline.cu";
   if (std::filesystem::exists(*directory / "baseline_eager.c"))
     task.eagerBaseline = *directory / "baseline_eager.c";
-  if (task.eagerBaseline)
-    task.torchCompile = loadTorchCompileBaseline(*directory / "torch_compile.json");
+  if (task.eagerBaseline) {
+    try {
+      task.torchCompile = loadTorchCompileBaseline(*directory / "torch_compile.json");
+    } catch (const TaskError &error) { // only reported, never rewarded: the task stands without it
+      task.torchCompileProblem = error.what();
+    }
+  }
   if (auto *variants = root.if_contains("variants")) {
     for (const auto &[key, expectation] : reader.object(*variants, "variants")) {
       const std::string field = "variants." + std::string(key);

@@ -1,5 +1,6 @@
 #include "cudaperf/contracts/TorchCompileBaseline.h"
 
+#include "cudaperf/contracts/ContentKey.h"
 #include "cudaperf/contracts/JsonFieldReader.h"
 #include "cudaperf/contracts/TaskSpec.h"
 
@@ -41,6 +42,11 @@ std::optional<TorchCompileBaseline> loadTorchCompileBaseline(const std::filesyst
     baseline.compiledMs = reader.finiteNumber(*compiled, "compiled_ms");
   if (auto *device = reader.optional(root, "device"))
     baseline.device = reader.string(*device, "device");
+  // Measured for this problem: a problem.py edited or replaced since leaves the ratio behind.
+  const std::string measured = reader.string(reader.required(root, "problem_key", ""), "problem_key");
+  const std::string current = contentKey({fileContents(file.parent_path() / "problem.py")});
+  if (measured != current)
+    reader.fail("problem_key", "measured for another problem.py than the one beside it: import again");
   return baseline;
 }
 

@@ -18,6 +18,7 @@
 #include <boost/asio/signal_set.hpp>
 #include <spdlog/spdlog.h>
 
+#include <cstdlib>
 #include <iostream>
 #include <set>
 #include <thread>
@@ -57,6 +58,11 @@ int exportStore(const std::vector<std::string> &args) {
 } // namespace
 
 int main(int argc, char **argv) {
+  // An imported task's PyTorch reference computes on the CPU in the daemon:
+  // on the GPU it would share the card with the candidates being timed, and
+  // its outputs and CPU baseline would be cached as the CPU's
+  // (check_eager.py sets it for cudaperf-evaluate on an idle machine only).
+  unsetenv("CUDAPERF_REFERENCE_DEVICE");
   std::vector<std::string> args(argv + 1, argv + argc);
   if (!args.empty() && args[0] == "export")
     return exportStore({args.begin() + 1, args.end()});
@@ -94,6 +100,9 @@ int main(int argc, char **argv) {
     std::cout << "cudaperfd listening on " << config.listenAddress << ":" << server.port() << std::endl;
     spdlog::info("listening on {}:{}, {} tasks, store {} ({} evaluations)", config.listenAddress, server.port(),
                  catalog.tasks().size(), config.dbFile.string(), store.count());
+    for (const auto &task : catalog.tasks()) // after the port line, which is the first on stdout
+      if (!task.torchCompileProblem.empty())
+        spdlog::warn("task {}: no speedup against torch.compile: {}", task.name, task.torchCompileProblem);
 
     net::signal_set signals(io, SIGTERM, SIGINT, SIGHUP);
     std::thread drainer;

@@ -19,6 +19,7 @@ import concurrent.futures
 import json
 import os
 import re
+import signal
 import subprocess
 import sys
 import tempfile
@@ -96,16 +97,26 @@ def evaluate(name, spec, task_dir, work, args):
         handle.write("void %s(void) {}\n" % spec["entry"])  # every argument ignored: writes nothing
     candidate = build(empty, os.path.join(work, name + "-empty.so"))
     started = time.time()
+    command = [args.evaluate, "--task", task_dir, "--reference", reference, "--candidate", candidate, "--baseline",
+               eager, "--device", args.device, "--runs", "10", "--warmup", "2", "--wall", str(args.wall)]
+    # A session of its own: on a timeout the reference's Python (forked by reference.c, GBs of memory) goes
+    # too, not only cudaperf-evaluate, before HostMemory gives its share to the next evaluation.
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                               start_new_session=True,
+                               env=dict(os.environ, CUDAPERF_REFERENCE_DEVICE=args.reference_device))
     try:
-        run = subprocess.run([args.evaluate, "--task", task_dir, "--reference", reference, "--candidate", candidate,
-                              "--baseline", eager, "--device", args.device, "--runs", "10", "--warmup", "2",
-                              "--wall", str(args.wall)],
-                             capture_output=True, text=True, timeout=args.timeout,
-                             env=dict(os.environ, CUDAPERF_REFERENCE_DEVICE=args.reference_device))
+        stdout, stderr = process.communicate(timeout=args.timeout)
     except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGKILL)
+        process.communicate()
         return name, False, "no answer in %g s" % args.timeout
-    answers = [json.loads(line) for line in run.stdout.splitlines() if line.startswith("{")]
-    answer = answers[0] if answers else {"status": "no answer", "error": run.stderr[-300:]}
+    finally:
+        try:
+            os.killpg(process.pid, signal.SIGKILL)  # whatever it left behind
+        except ProcessLookupError:
+            pass
+    answers = [json.loads(line) for line in stdout.splitlines() if line.startswith("{")]
+    answer = answers[0] if answers else {"status": "no answer", "error": stderr[-300:]}
     phases = answer.get("phases") or {}
     # Where the time went: the reference (check seed's outputs, the CPU baseline), the task's buffers,
     # eager's own evaluation (its check and its timing), the empty candidate's worker.

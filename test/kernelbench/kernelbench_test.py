@@ -199,8 +199,25 @@ try:
         # GPU (--judge-device none) serves these host-memory tasks.
         sys.path.insert(0, os.path.join(here, "..", "..", "scripts"))
         from daemon_process import DaemonProcess
-        daemon = DaemonProcess(None, tasks, os.path.join(work, "daemon"), "--gpus", "0", "--judge-device", "none",
-                               "--harness-wall-seconds", "60", binary=daemon_binary, stderr=subprocess.DEVNULL)
+        import hashlib
+
+        def torch_compile_timing(task, ratio, device):
+            # What time_torch_compile.py writes on the GPU machine (torch.compile is not in Debian's torch 1.13).
+            problem = open(os.path.join(tasks, task, "problem.py"), "rb").read()
+            with open(os.path.join(tasks, task, "torch_compile.json"), "w") as handle:
+                json.dump({"status": "ok", "compiled_over_eager": ratio, "eager_ms": 1.0, "compiled_ms": ratio,
+                           "device": device, "problem_key": hashlib.sha256(
+                               len(problem).to_bytes(8, "little") + problem).hexdigest()}, handle)
+
+        torch_compile_timing("kb_1_relu", 0.5, "card A")
+        with open(os.path.join(tasks, "kb_3_matmul", "torch_compile.json"), "w") as handle:
+            handle.write("{ cut short")  # the daemon still starts; that task's answers just lack the field
+
+        def start_daemon():
+            return DaemonProcess(None, tasks, os.path.join(work, "daemon"), "--gpus", "0", "--judge-device", "none",
+                                 "--harness-wall-seconds", "60", binary=daemon_binary, stderr=subprocess.DEVNULL)
+
+        daemon = start_daemon()
         try:
             source = ('extern "C" void kb_1_relu(const float *x, float *out) {\n'
                       '  for (int i = 0; i < 16 * 1024; ++i)\n    out[i] = x[i] > 0 ? x[i] : 0;\n}\n')
@@ -220,6 +237,27 @@ try:
                   answer2.get("correctness", {}).get("expected_from") == "baseline",
                   "through cudaperfd: correctness against eager (%s), a wrong candidate caught by it (%s)" % (
                       answer.get("correctness", {}).get("expected_from"), answer2.get("status")))
+            check(abs(timing.get("speedup_vs_torch_compile", -1) - 0.5 * timing.get("speedup", 0)) < 1e-9 and
+                  timing.get("torch_compile_measured_on") == "card A",
+                  "speedup against torch.compile = against eager x compiled/eager (%s, eager %s, on %s)" % (
+                      timing.get("speedup_vs_torch_compile"), timing.get("speedup"),
+                      timing.get("torch_compile_measured_on")))
+        finally:
+            daemon.stop()
+        # Re-timed (another card): the stored answer is served with the new ratio, the verdict unchanged.
+        torch_compile_timing("kb_1_relu", 2.0, "card B")
+        daemon = start_daemon()
+        try:
+            status, again = daemon.post("/v1/evaluate", {"task": "kb_1_relu", "source": source}, timeout=600)
+            timed = again.get("timing") or {}
+            check(again.get("cached") is True and timed.get("speedup") == timing.get("speedup") and
+                  abs(timed.get("speedup_vs_torch_compile", -1) - 2.0 * timed.get("speedup", 0)) < 1e-9 and
+                  timed.get("torch_compile_measured_on") == "card B",
+                  "a stored answer takes the ratio of the daemon's start, not the one it was stored with (%s)" %
+                  timed.get("speedup_vs_torch_compile"))
+            status, matmul = daemon.post("/v1/evaluate", {"task": "kb_3_matmul", "source": "int x;\n"}, timeout=600)
+            check(status == 200 and "speedup_vs_torch_compile" not in (matmul.get("timing") or {}),
+                  "a malformed torch_compile.json leaves its task served without the field (%s)" % matmul.get("status"))
         finally:
             daemon.stop()
 

@@ -2,6 +2,8 @@
 // task, the file and the field.
 #include "cudaperf/contracts/TaskSpec.h"
 
+#include "cudaperf/contracts/ContentKey.h"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -147,35 +149,43 @@ TEST(TaskLoader, ErrorsNameTaskFileAndField) {
 }
 
 // An imported KernelBench task's torch.compile timing rides beside its eager
-// baseline; a failed compile is no timing, a broken file is the task's error.
+// baseline; a failed compile is no timing; a broken or stale file leaves the
+// task standing without one, and says why (it is reported, never rewarded).
 TEST(TaskLoader, TorchCompileTimingBesideAnEagerBaseline) {
   TempTask temp(kValid);
   const auto write = [&](const std::string &name, const std::string &text) {
     std::ofstream(temp.dir() / name) << text;
   };
-  write("torch_compile.json", R"({"status": "ok", "compiled_over_eager": 0.5, "eager_ms": 2.0, "compiled_ms": 1.0})");
+  write("problem.py", "class Model: pass\n");
+  const std::string key = contentKey({"class Model: pass\n"});
+  const std::string ok = R"({"status": "ok", "compiled_over_eager": 0.5, "eager_ms": 2.0, "compiled_ms": 1.0, )"
+                         R"("device": "NVIDIA H100 80GB HBM3", "problem_key": ")" +
+                         key + R"("})";
+  write("torch_compile.json", ok);
   EXPECT_FALSE(loadTask(temp.dir()).torchCompile) << "no eager baseline: the timing has nothing to sit beside";
   write("baseline_eager.c", "/* shim */\n");
   const TaskSpec task = loadTask(temp.dir());
-  ASSERT_TRUE(task.torchCompile);
+  ASSERT_TRUE(task.torchCompile) << task.torchCompileProblem;
   EXPECT_DOUBLE_EQ(task.torchCompile->compiledOverEager, 0.5);
   EXPECT_DOUBLE_EQ(task.torchCompile->eagerMs, 2.0);
+  EXPECT_EQ(task.torchCompile->device, "NVIDIA H100 80GB HBM3");
   // 3x faster than eager, where torch.compile is 2x faster than eager: 1.5x faster than torch.compile.
   EXPECT_DOUBLE_EQ(speedupAgainstTorchCompile(3.0, *task.torchCompile), 1.5);
 
   write("torch_compile.json", R"({"status": "failed", "reason": "torch.compile failed: Unsupported"})");
   EXPECT_FALSE(loadTask(temp.dir()).torchCompile);
-  for (const char *broken :
-       {R"({"status": "ok"})", R"({"status": "ok", "compiled_over_eager": 0})",
-        R"({"status": "ok", "compiled_over_eager": "fast"})", R"({"status": "maybe"})", "{ not json"}) {
+  EXPECT_EQ(loadTask(temp.dir()).torchCompileProblem, "");
+  for (const std::string &broken :
+       {std::string(R"({"status": "ok"})"), replaced(ok, "0.5", "0"), replaced(ok, "0.5", R"("fast")"),
+        replaced(ok, R"("ok")", R"("maybe")"), std::string("{ not json"), replaced(ok, key, std::string(64, 'a'))}) {
     write("torch_compile.json", broken);
-    try {
-      loadTask(temp.dir());
-      ADD_FAILURE() << "accepted: " << broken;
-    } catch (const TaskError &error) {
-      EXPECT_NE(std::string(error.what()).find("torch_compile.json"), std::string::npos) << error.what();
-    }
+    const TaskSpec loaded = loadTask(temp.dir());
+    EXPECT_FALSE(loaded.torchCompile) << broken;
+    EXPECT_NE(loaded.torchCompileProblem.find("torch_compile.json"), std::string::npos) << broken;
   }
+  write("torch_compile.json", ok);
+  write("problem.py", "class Model: edited\n"); // measured for the problem as it was
+  EXPECT_NE(loadTask(temp.dir()).torchCompileProblem.find("another problem.py"), std::string::npos);
 }
 
 TEST(TaskLoader, SuiteLoadsEveryTaskFolder) {

@@ -109,6 +109,7 @@ struct TaskSpec {
   // torch_compile.json beside it: torch.compile's time over eager's, where
   // the module compiled and agreed with eager (reported, not rewarded).
   std::optional<TorchCompileBaseline> torchCompile;
+  std::string torchCompileProblem; // why a torch_compile.json there was not used (malformed)
   std::vector<VariantSpec> variants;
 
   Tolerance toleranceFor(ElementType type) const { return tolerance ? *tolerance : defaultTolerance(type); }

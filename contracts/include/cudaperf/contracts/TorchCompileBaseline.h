@@ -22,7 +22,10 @@ struct TorchCompileBaseline {
 // torch_compile.json of a task folder: nullopt when the file is absent or
 // says the module could not be compiled or disagreed with eager
 // ("status": "failed"). Throws TaskError naming the file and field when it
-// is malformed (a ratio that is not a positive finite number included).
+// is malformed (a ratio that is not a positive finite number included), or
+// when it was measured for another problem.py than the one beside it (its
+// `problem_key`, contentKey of its bytes): loadTask then keeps the task
+// without it and says why (TaskSpec::torchCompileProblem).
 std::optional<TorchCompileBaseline> loadTorchCompileBaseline(const std::filesystem::path &file);
 
 // speedup against torch.compile = compiled time / candidate time

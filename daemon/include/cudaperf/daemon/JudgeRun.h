@@ -97,7 +97,9 @@ std::string freshNonce();
 // A request in two parts, written one after the other: the JSON line, and
 // the expected outputs' bytes, not copied (GBs for a KernelBench elementwise
 // problem: a concatenated copy was another such block of host memory per
-// evaluation). `expected` points into the ReferenceData the caller holds.
+// evaluation). `expected` points into the ReferenceData the caller holds,
+// which must outlive the writes. JudgeSession sends both straight to the
+// judge; runJudge's one-shot judge copies them once, into its stdin.
 struct JudgeRequest {
   std::string header; // the JSON line, with its newline
   const std::string *expected = nullptr;
