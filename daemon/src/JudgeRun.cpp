@@ -129,7 +129,6 @@ std::vector<json::object> runOnce(const JudgeJob &job, const JudgeOptions &optio
     if (candidate->expectedSeed != 0 && candidate->expectedOnRequest)
       expected = candidate->expectedOnRequest();
     const JudgeRequest parts = judgeRequest(job, options, *candidate, nonces.back(), expected.get());
-    request.stdinData.reserve(request.stdinData.size() + parts.header.size() + parts.expected->size());
     request.stdinData += parts.header;
     request.stdinData += *parts.expected;
   }
