@@ -11,8 +11,10 @@
 #include <boost/json.hpp>
 
 #include <dirent.h>
+#include <dlfcn.h>
 #include <fstream>
 #include <random>
+#include <sys/wait.h>
 #include <unistd.h>
 
 using namespace cudaperf;
@@ -555,6 +557,37 @@ TEST(Judge, TheReferencesFolderIsHiddenFromTheWorker) {
   std::filesystem::remove_all(probe.parent_path());
   EXPECT_NE(errorOf(exposed[0]).find("status 42"), std::string::npos) << json::serialize(exposed[0]); // control
   EXPECT_EQ(errorOf(hidden).find("status 42"), std::string::npos) << json::serialize(hidden);
+}
+
+// The judge's request carries the expected outputs right after its JSON line
+// (JudgeRequest: written in two parts since this session). A worker that can
+// read the memory of the judge or of the daemon side finds them.
+TEST(Judge, TheJudgesRequestIsOutOfTheWorkersReach) {
+  // Control: the hunter, loaded in a child of a process that holds a request, finds it.
+  static const TaskSpec task = parseTask(kScaleTask, "scale");
+  ReferenceOutputs outputs("");
+  JudgeJob job;
+  job.task = &task;
+  job.taskJson = kScaleTask;
+  JudgeCandidate held{
+      CUDAPERF_SCALE_REFERENCE, 1,
+      std::make_shared<const ReferenceData>(outputs.compute(task, kScaleTask, CUDAPERF_SCALE_REFERENCE, 1, 2, false)),
+      0, nullptr};
+  const JudgeRequest request = judgeRequest(job, hostJudge(), held, "nonce");
+  const pid_t child = fork();
+  if (child == 0) {
+    dlopen(CUDAPERF_HOSTILE_READ_JUDGE_REQUEST, RTLD_NOW); // its constructor hunts; 42 when it found it
+    _exit(0);
+  }
+  int status = 0;
+  waitpid(child, &status, 0);
+  ASSERT_FALSE(request.header.empty());
+  if (!(WIFEXITED(status) && WEXITSTATUS(status) == 42))
+    GTEST_SKIP() << "this machine does not let a child read its parent's memory (no control)";
+  // In a worker of the judge's: nothing to find, so it computes.
+  const auto r = scale({CUDAPERF_HOSTILE_READ_JUDGE_REQUEST});
+  EXPECT_EQ(statusOf(r[0]), "ok") << json::serialize(r[0]);
+  EXPECT_EQ(errorOf(r[0]).find("status 42"), std::string::npos) << json::serialize(r[0]);
 }
 
 TEST(Judge, ARecoveredSeedPredictsNoTimedCall) { // class 10, the review's seed recovery
