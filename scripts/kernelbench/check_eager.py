@@ -26,6 +26,8 @@ import tempfile
 import threading
 import time
 
+from import_kernelbench import ELEMENT_TYPES  # beside this file: torch's name -> (type, C type, bytes)
+
 
 def build(source, out, *flags):
     subprocess.run(["cc", "-O2", "-shared", "-fPIC", "-o", out, source, *flags], check=True, capture_output=True)
@@ -33,7 +35,6 @@ def build(source, out, *flags):
     return out
 
 
-ELEMENT_BYTES = {"float32": 4, "float16": 2, "bfloat16": 2, "int64": 8, "int32": 4, "bool": 1}
 # Host copies of the arguments one evaluation holds at once (the judge's draw,
 # eager's private copy, the reference's bytes and its expected outputs, the
 # outputs read back): KernelBench's elementwise problems are GBs per argument,
@@ -47,7 +48,7 @@ def host_footprint(spec):
         count = 1
         for extent in argument["shape"]:
             count *= extent
-        total += count * ELEMENT_BYTES.get(argument.get("dtype", "float32"), 8)
+        total += count * ELEMENT_TYPES[argument.get("dtype", "float32")][2]
     return HOST_COPIES * total
 
 
