@@ -550,9 +550,18 @@ private:
         candidateLoaded_ = role == Role::Candidate && run.loaded();
         throw;
       }
+      const LibraryRun::CallPhases &calls = run.callPhases();
       answer["phases"] = json::object{{"trusted_start_seconds", run.trustedStartSeconds()},
                                       {"load_seconds", run.loadSeconds()},
-                                      {"worker_run_seconds", steadySeconds() - runStart}};
+                                      {"worker_run_seconds", steadySeconds() - runStart},
+                                      {"calibration_seconds", calls.calibration},
+                                      {"calls", calls.calls},
+                                      {"call_draw_seconds", calls.draw},
+                                      {"call_prepare_seconds", calls.prepare},
+                                      {"call_round_trip_seconds", calls.roundTrip},
+                                      {"call_verify_seconds", calls.verify},
+                                      {"call_stop_and_reply_seconds", calls.stopAndReply},
+                                      {"call_cpu_read_seconds", calls.cpuReads}};
       if (worker->faulted() || !run.loaded()) {
         answer["sandbox"] = worker->account(); // gone: how it ended is part of the verdict
       } else {

@@ -219,6 +219,7 @@ bool LibraryRun::trustedStart(json::object &failure) {
   // first memset's one-time costs).
   constexpr int kCpuCalibrationFrom = 10;
   double cpuFrom = 0;
+  const double calibrationStart = steadySeconds();
   for (int i = 0; i < kCalibrationCalls; ++i) {
     if (i == kCpuCalibrationFrom)
       cpuFrom = worker_.cpuSeconds();
@@ -234,6 +235,7 @@ bool LibraryRun::trustedStart(json::object &failure) {
   }
   calibration_ = calibrate(wall, events, probes);
   calibration_.cpuPerCallMs = 1000 * (worker_.cpuSeconds() - cpuFrom) / (kCalibrationCalls - kCpuCalibrationFrom);
+  phases_.calibration = steadySeconds() - calibrationStart;
   // The task's buffers: only once no earlier worker can still touch them.
   if (beforeBuffers_)
     beforeBuffers_();
@@ -258,6 +260,8 @@ bool LibraryRun::trustedStart(json::object &failure) {
 
 bool LibraryRun::callOnce(const SizeBinding &sizes, std::uint32_t flags, std::optional<bool> verifyTolerance,
                           Call &call, json::object &failure) {
+  const double prepareStart = steadySeconds();
+  ++phases_.calls;
   buffers_.prepareCall(sizes);
   if (gpu_) {
     gpu_->flushCaches();
@@ -268,7 +272,10 @@ bool LibraryRun::callOnce(const SizeBinding &sizes, std::uint32_t flags, std::op
                                   "writes, outside the timed window)");
     return false;
   }
+  const double cpuReadStart = steadySeconds();
+  phases_.prepare += cpuReadStart - prepareStart;
   const double cpuBefore = worker_.cpuSeconds();
+  phases_.cpuReads += steadySeconds() - cpuReadStart;
   // The doorbell (or "returned") is the worker's word: the call is over when
   // the GPU has nothing of the worker's left to run. The judge's probe
   // kernel, launched at once, waits for that (a time slice at a time while
@@ -283,7 +290,7 @@ bool LibraryRun::callOnce(const SizeBinding &sizes, std::uint32_t flags, std::op
   // its calls': up to kReplyCpuMs of it is forgiven, CUPTI's flush in a
   // traced call more (a worker holding its reply back gains nothing by it).
   std::vector<double> latencies;
-  double cpuAtStop = -1;
+  double cpuAtStop = -1, verifySeconds = 0;
   const CallEnd end{[&] {
                       if (gpu_) {
                         latencies.push_back(gpu_->probeMs());
@@ -297,22 +304,31 @@ bool LibraryRun::callOnce(const SizeBinding &sizes, std::uint32_t flags, std::op
                         while (latencies.back() > calibration_.probeLimitMs && steadySeconds() < until)
                           latencies.push_back(gpu_->probeMs());
                       }
-                      if (verifyTolerance)
+                      if (verifyTolerance) {
+                        const double verifyStart = steadySeconds();
                         call.check = buffers_.verify(sizes, *verifyTolerance);
+                        verifySeconds = steadySeconds() - verifyStart;
+                      }
                     },
                     [&] {
                       // Nothing of an honest worker's runs on the GPU after its reply.
                       if (gpu_)
                         call.afterReplyProbeMs = gpu_->probeMs();
                     }};
+  const double exchangeStart = steadySeconds();
   if (!worker_.exchange(buffers_.callMessage(sizes, flags), Op::Returned, call.reply, deadline_, {}, &end)) {
     failure = faultVerdict();
     return false;
   }
+  const double exchangeEnd = steadySeconds();
   call.wallMs = worker_.lastRoundTripMs();
   call.byDoorbell = worker_.lastEndedByDoorbell();
   call.postWaitMs = postCallWaitMs(latencies, calibration_);
   const double cpuAfter = worker_.cpuSeconds();
+  phases_.cpuReads += steadySeconds() - exchangeEnd;
+  phases_.roundTrip += call.wallMs / 1000;
+  phases_.verify += verifySeconds;
+  phases_.stopAndReply += std::max(0.0, exchangeEnd - exchangeStart - call.wallMs / 1000 - verifySeconds);
   if (call.byDoorbell && cpuAtStop >= 0) {
     const double replyAllowanceMs = (flags & worker::kTraceKernels) ? kTracedReplyCpuMs : kReplyCpuMs;
     call.cpuMs = 1000 * (cpuAtStop - cpuBefore) + std::max(0.0, 1000 * (cpuAfter - cpuAtStop) - replyAllowanceMs);
@@ -409,8 +425,11 @@ json::object LibraryRun::run() {
       const SizeBinding &sizes = task.correctnessSizes[s];
       drawInputs({sizes, testSeed(request_.seed, static_cast<std::size_t>(trial), s), static_cast<std::size_t>(trial)},
                  oracleCorrectness);
-      if (!oracleCorrectness)
+      if (!oracleCorrectness) {
+        const double loadStart = steadySeconds();
         buffers_.loadExpected(request_.expected, expectedOffset, sizes);
+        phases_.draw += steadySeconds() - loadStart;
+      }
       Call call;
       const bool traced = s == largest && deviceMemory;
       if (!callOnce(sizes, traced ? worker::kTraceKernels : 0, false, call, failure))
@@ -733,6 +752,11 @@ json::object LibraryRun::run() {
 }
 
 void LibraryRun::drawInputs(const OracleCall &call, bool expectFromOracle) {
+  const double start = steadySeconds();
+  struct DrawClock {
+    double start, &into;
+    ~DrawClock() { into += steadySeconds() - start; }
+  } clock{start, phases_.draw};
   buffers_.drawInputs(call.sizes, call.stream, call.trial, call.secret);
   if (!expectFromOracle)
     return;

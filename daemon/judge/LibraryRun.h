@@ -86,6 +86,19 @@ public:
   // correctness and timing phases are in the answer itself.
   double trustedStartSeconds() const { return trustedStartSeconds_; }
   double loadSeconds() const { return loadSeconds_; }
+  // Where the judge's time per call went, summed over every call of the
+  // correctness and timing phases (the profile of docs/api.md).
+  struct CallPhases {
+    int calls = 0;
+    double calibration = 0;  // the trusted start's empty calls, their probes included
+    double draw = 0;         // inputs drawn, the oracle's expected outputs
+    double prepare = 0;      // outputs reset, L2 flushed, the probe before, the outputs' unwritten check
+    double roundTrip = 0;    // the worker's call, from the request to its ring (or reply)
+    double verify = 0;       // the outputs and canaries read, the worker stopped
+    double stopAndReply = 0; // the rest of the exchange: stops, probes after the ring, the reply
+    double cpuReads = 0;     // the worker tree's CPU time read before and after each call
+  };
+  const CallPhases &callPhases() const { return phases_; }
   void setGpuBaseline(const BaselineTiming *baseline) { gpuBaseline_ = baseline; }
   // Called once before the timed calls: the judge lets the next worker finish
   // its start-up there, so that nothing but this worker and the judge uses
@@ -124,6 +137,7 @@ private:
   Role role_;
   double deadline_ = 0;
   double trustedStartSeconds_ = 0, loadSeconds_ = 0;
+  CallPhases phases_;
   bool loaded_ = false, retryable_ = false;
   RoundTripCalibration calibration_;
   std::optional<BaselineTiming> timing_;

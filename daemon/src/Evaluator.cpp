@@ -633,6 +633,12 @@ json::object Evaluator::compute(const EvaluationRequest &request, const Prepared
     for (const char *field : {"judge_startup_seconds", "task_setup_seconds", "baseline_seconds",
                               "trusted_start_seconds", "load_seconds", "worker_run_seconds"})
       profile[field] = verdict->phases.count(field) ? verdict->phases.at(field) : 0.0;
+    // The worker run's calls, where the judge's time per call went (LibraryRun::CallPhases).
+    for (const char *field :
+         {"calibration_seconds", "calls", "call_draw_seconds", "call_prepare_seconds", "call_round_trip_seconds",
+          "call_verify_seconds", "call_stop_and_reply_seconds", "call_cpu_read_seconds"})
+      if (verdict->phases.count(field))
+        profile[field] = verdict->phases.at(field);
     // An imported KernelBench task's speedup is against PyTorch eager whatever speedup_baseline says: its
     // CPU time is the module behind a Python server (a socket round trip per call), not a sequential C
     // program, and KernelBench's own number is against eager.
