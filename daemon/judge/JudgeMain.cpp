@@ -507,9 +507,19 @@ private:
       run.setGpuBaseline(gpuBaseline);
       // No worker may still be starting (making its context) while calls are timed.
       run.setBeforeBuffers([this] { retiring_.clear(); }); // reaps the killed workers of earlier evaluations
-      run.setBeforeTimedCalls([this] {
+      // A spare still making its CUDA context is stopped meanwhile (its start
+      // goes on outside the timed calls), or, with pause_starting_workers
+      // off, waited for.
+      run.setBeforeTimedCalls([this, pause = evaluation.pauseStartingWorkers] {
         for (auto &spare : spares_)
-          spare->awaitReady(steadySeconds() + 30, false);
+          if (pause)
+            spare->pauseIfStarting();
+          else
+            spare->awaitReady(steadySeconds() + 30, false);
+      });
+      run.setAfterTimedCalls([this] {
+        for (auto &spare : spares_)
+          spare->resumeStart();
       });
       // How long this evaluation waited for its worker's start (hidden when a spare was ready).
       const double waited = steadySeconds() - takenAt;
@@ -561,7 +571,9 @@ private:
                                       {"call_round_trip_seconds", calls.roundTrip},
                                       {"call_verify_seconds", calls.verify},
                                       {"call_stop_and_reply_seconds", calls.stopAndReply},
-                                      {"call_cpu_read_seconds", calls.cpuReads}};
+                                      {"call_cpu_read_seconds", calls.cpuReads},
+                                      {"reap_seconds", calls.reap},
+                                      {"before_timed_calls_seconds", calls.beforeTimed}};
       if (worker->faulted() || !run.loaded()) {
         answer["sandbox"] = worker->account(); // gone: how it ended is part of the verdict
       } else {
@@ -637,13 +649,15 @@ Request requestFromJson(const json::object &object) {
   else
     e.seed = static_cast<std::uint64_t>(integer("seed", 1));
   e.trials = static_cast<int>(std::clamp<std::int64_t>(integer("trials", 2), 1, 100));
-  e.warmup = static_cast<int>(std::clamp<std::int64_t>(integer("warmup", 10), 0, 100));
+  e.warmup = static_cast<int>(std::clamp<std::int64_t>(integer("warmup", 3), 0, 100));
   e.runs = static_cast<int>(std::clamp<std::int64_t>(integer("runs", 30), 1, 1000));
   e.minRuns = static_cast<int>(std::clamp<std::int64_t>(integer("min_runs", e.runs), 1, e.runs));
   e.medianHalfWidth = std::clamp(real("median_half_width", 0.005), 0.0, 100.0);
   e.cpuBaselineMs = real("cpu_baseline_ms", -1);
   e.minGpuShare = real("min_gpu_share", 0.05);
   e.wallSeconds = std::clamp(real("wall_seconds", 120), 1.0, 3600.0);
+  if (const auto *pause = object.if_contains("pause_starting_workers"); pause && pause->is_bool())
+    e.pauseStartingWorkers = pause->get_bool();
   request.baselineMaxAgeSeconds = std::max(0.0, real("baseline_max_age_seconds", 300));
   if (const auto *skip = object.if_contains("skip_timing"); skip && skip->is_bool())
     e.skipTiming = skip->get_bool();

@@ -237,8 +237,11 @@ bool LibraryRun::trustedStart(json::object &failure) {
   calibration_.cpuPerCallMs = 1000 * (worker_.cpuSeconds() - cpuFrom) / (kCalibrationCalls - kCpuCalibrationFrom);
   phases_.calibration = steadySeconds() - calibrationStart;
   // The task's buffers: only once no earlier worker can still touch them.
-  if (beforeBuffers_)
+  if (beforeBuffers_) {
+    const double reapStart = steadySeconds();
     beforeBuffers_();
+    phases_.reap += steadySeconds() - reapStart;
+  }
   buffers_.resetCanaries();
   Message map = buffers_.mapMessage();
   if (!worker_.exchange(map, Op::Mapped, reply, deadline_, buffers_.descriptors()) || reply.status != 0) {
@@ -509,9 +512,18 @@ json::object LibraryRun::run() {
 
   // Timing: a traced call, warm-up calls, then the timed runs, every one on
   // inputs of its own, with the L2 flushed before it, verified after it.
+  const double beforeTimedStart = steadySeconds();
   if (beforeTimedCalls_)
     beforeTimedCalls_();
+  struct AfterTimedCalls {
+    const std::function<void()> &hook;
+    ~AfterTimedCalls() {
+      if (hook)
+        hook();
+    }
+  } afterTimedCalls{afterTimedCalls_};
   const auto timingStart = steadySeconds();
+  phases_.beforeTimed = timingStart - beforeTimedStart;
   const SizeBinding &sizes = task.benchmarkSize;
   const bool verifyTimed = role_ == Role::Candidate && oracle_;
   const int calls = 1 + request_.warmup + request_.runs;

@@ -26,7 +26,7 @@ struct EvaluationRequest {
   std::string taskJson;
   std::string library; // the candidate (or the baseline) the worker loads
   std::uint64_t seed = 1;
-  int trials = 2, warmup = 10, runs = 30;
+  int trials = 2, warmup = 3, runs = 30;
   // A candidate's timed calls stop after minRuns once its median is pinned
   // down (TimedCallCount.h); runs is the most. minRuns >= runs: always runs.
   int minRuns = 30;
@@ -35,6 +35,8 @@ struct EvaluationRequest {
   double cpuBaselineMs = -1;
   double minGpuShare = 0.05;
   double wallSeconds = 120;
+  // Workers still starting while calls are timed: stopped meanwhile (true) or waited for.
+  bool pauseStartingWorkers = true;
   std::string expected; // the correctness tests' expected outputs (ReferenceOutputs)
   // Nonzero: `expected` is of this seed, not `seed`, and only the baseline's
   // own check reads it; a candidate's correctness tests are checked against
@@ -97,6 +99,8 @@ public:
     double verify = 0;       // the outputs and canaries read, the worker stopped
     double stopAndReply = 0; // the rest of the exchange: stops, probes after the ring, the reply
     double cpuReads = 0;     // the worker tree's CPU time read before and after each call
+    double reap = 0;         // of the trusted start: the earlier evaluations' killed workers reaped
+    double beforeTimed = 0;  // the other workers still starting, stopped (or waited for) before the timed calls
   };
   const CallPhases &callPhases() const { return phases_; }
   void setGpuBaseline(const BaselineTiming *baseline) { gpuBaseline_ = baseline; }
@@ -104,6 +108,9 @@ public:
   // its start-up there, so that nothing but this worker and the judge uses
   // the GPU while calls are timed.
   void setBeforeTimedCalls(std::function<void()> hook) { beforeTimedCalls_ = std::move(hook); }
+  // Called once the timed calls are over, however they ended (a verdict in
+  // the middle of them included): what the hook above stopped goes on.
+  void setAfterTimedCalls(std::function<void()> hook) { afterTimedCalls_ = std::move(hook); }
   // Called before the task's shared buffers are reset and mapped: the judge
   // makes sure the previous evaluations' workers are gone.
   void setBeforeBuffers(std::function<void()> hook) { beforeBuffers_ = std::move(hook); }
@@ -142,7 +149,7 @@ private:
   RoundTripCalibration calibration_;
   std::optional<BaselineTiming> timing_;
   const BaselineTiming *gpuBaseline_ = nullptr;
-  std::function<void()> beforeTimedCalls_, beforeBuffers_;
+  std::function<void()> beforeTimedCalls_, afterTimedCalls_, beforeBuffers_;
   std::optional<OracleCall> failedOracleCall_;
 };
 

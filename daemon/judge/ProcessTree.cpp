@@ -1,5 +1,6 @@
 #include "ProcessTree.h"
 
+#include <algorithm>
 #include <csignal>
 #include <dirent.h>
 #include <fstream>
@@ -103,16 +104,37 @@ bool stopped(pid_t pid) {
   return all;
 }
 
+void awaitStopped(const std::vector<pid_t> &processes) {
+  for (pid_t pid : processes)
+    for (int tries = 0; tries < 2000 && !stopped(pid); ++tries)
+      usleep(5);
+}
+
 } // namespace
 
 std::vector<pid_t> freezeBelow(pid_t root) {
   std::vector<pid_t> below = processTree(root);
   below.erase(below.begin());
   signalEach(below, SIGSTOP);
-  for (pid_t pid : below)
-    for (int tries = 0; tries < 2000 && !stopped(pid); ++tries)
-      usleep(5);
+  awaitStopped(below);
   return below;
+}
+
+std::vector<pid_t> freezeTree(pid_t root) {
+  std::vector<pid_t> frozen = {root};
+  kill(root, SIGSTOP);
+  // A process forked before its parent's stop shows up in a later look.
+  for (bool grew = true; grew && frozen.size() < 4096;) {
+    grew = false;
+    for (pid_t pid : processTree(root))
+      if (std::find(frozen.begin(), frozen.end(), pid) == frozen.end()) {
+        kill(pid, SIGSTOP);
+        frozen.push_back(pid);
+        grew = true;
+      }
+  }
+  awaitStopped(frozen);
+  return frozen;
 }
 
 void signalEach(const std::vector<pid_t> &processes, int signal) {

@@ -166,7 +166,28 @@ bool WorkerSession::await(Op expect, std::uint64_t sequence, Message &reply, dou
   }
 }
 
+bool WorkerSession::pauseIfStarting() {
+  if (paused_ || ready_ != 0 || !process_ || process_->ended())
+    return false;
+  // Ready waiting on the socket: started (a Ready sent from here on finds it stopped, idle: harmless).
+  pollfd pending{socket_, POLLIN, 0};
+  if (::poll(&pending, 1, 0) > 0)
+    return false;
+  pausedTree_ = freezeTree(process_->treeRoot());
+  paused_ = true;
+  return true;
+}
+
+void WorkerSession::resumeStart() {
+  if (!paused_)
+    return;
+  signalEach(pausedTree_, SIGCONT);
+  pausedTree_.clear();
+  paused_ = false;
+}
+
 bool WorkerSession::awaitReady(double deadline, bool faultOnTimeout) {
+  resumeStart();
   if (ready_ != 0)
     return ready_ > 0;
   Message reply;

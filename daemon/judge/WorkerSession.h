@@ -47,6 +47,12 @@ public:
   // same at once. False: fault() and message() say why, or the worker
   // reported a problem (a machine without a usable GPU).
   bool awaitReady(double deadline, bool faultOnTimeout = true);
+  // A worker still starting (making its CUDA context; no candidate code in
+  // it yet) is stopped while another worker's calls are timed, so that its
+  // start-up neither runs beside them nor holds them up until it is done;
+  // resumeStart() continues it (awaitReady does too). True: it was stopped.
+  bool pauseIfStarting();
+  void resumeStart();
 
   // Sends `request` (numbered here) and waits for the reply of op `expect`
   // with the same number until `deadline` (steady-clock seconds). Anything
@@ -107,9 +113,9 @@ private:
   bool endedByDoorbell_ = false, doorbellEnabled_ = false, doorbellSpins_ = false;
   int doorbellFd_ = -1;
   std::uint32_t *doorbell_ = nullptr;
-  std::vector<pid_t> frozenTree_;
+  std::vector<pid_t> frozenTree_, pausedTree_;
   int ready_ = 0; // 1: Ready received; -1: the worker reported a problem
-  bool freezeBetweenRequests_ = false, frozen_ = false;
+  bool freezeBetweenRequests_ = false, frozen_ = false, paused_ = false;
   WorkerFault fault_ = WorkerFault::None;
   std::string message_, readyText_;
 };

@@ -192,6 +192,8 @@ const std::vector<Setting> &settings() {
        [](C &c, const V &v) { c.workerBatch = static_cast<unsigned>(v.positive()); }},
       {"baseline_max_age_seconds", "a GPU baseline's timing is reused this long",
        [](C &c, const V &v) { c.baselineMaxAgeSeconds = v.positive(); }},
+      {"pause_starting_workers", "spare workers still starting: stopped while calls are timed (else waited for)",
+       [](C &c, const V &v) { c.pauseStartingWorkers = v.boolean(); }},
       {"judge_max_evaluations", "a judge is replaced after this many evaluations",
        [](C &c, const V &v) { c.judgeMaxEvaluations = static_cast<std::size_t>(v.positive()); }},
       {"seed", "0: a fresh secret seed per evaluation; else fixed (development)",

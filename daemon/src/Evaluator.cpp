@@ -121,6 +121,7 @@ Evaluator::Evaluator(DaemonConfig config, EvaluationStore &store, TaskCatalog &c
     options.wallSeconds = config_.harnessWallSeconds;
     options.cuda = config_.judgeCuda;
     options.baselineMaxAgeSeconds = config_.baselineMaxAgeSeconds;
+    options.pauseStartingWorkers = config_.pauseStartingWorkers;
     options.hiddenPaths = hidden;
     options.requireIsolation = !config_.insecureNoIsolation;
     options.environment.emplace_back("CUDA_VISIBLE_DEVICES", std::to_string(gpu));
@@ -364,7 +365,7 @@ std::string Evaluator::requestKey(const EvaluationRequest &request, const std::s
                 << r.alphaSpeed << ' ' << r.alphaCv << ' ' << r.speedupMin << ' ' << r.speedupMax << ' ' << r.lambdaStr
                 << ' ' << (r.baseline == SpeedupBaseline::Cpu ? "cpu" : "gpu") << ' ' << gpuAvailable() << ' '
                 << rankerHashNow() << ' ' << (config_.strRelativeToBaseline ? "r_str-baseline" : "r_str-absolute")
-                << ' ' << config_.strUnreadable;
+                << ' ' << config_.strUnreadable << ' ' << config_.pauseStartingWorkers;
   // The task's reference.c and baseline.cu too: an edited reference or
   // baseline (outputs, speedups, R_str's reference) never serves an old answer.
   return contentKey({"evaluate-v2", request.task, taskJson, catalog_.sourcesKey(request.task), request.source,
@@ -634,9 +635,9 @@ json::object Evaluator::compute(const EvaluationRequest &request, const Prepared
                               "trusted_start_seconds", "load_seconds", "worker_run_seconds"})
       profile[field] = verdict->phases.count(field) ? verdict->phases.at(field) : 0.0;
     // The worker run's calls, where the judge's time per call went (LibraryRun::CallPhases).
-    for (const char *field :
-         {"calibration_seconds", "calls", "call_draw_seconds", "call_prepare_seconds", "call_round_trip_seconds",
-          "call_verify_seconds", "call_stop_and_reply_seconds", "call_cpu_read_seconds"})
+    for (const char *field : {"calibration_seconds", "calls", "call_draw_seconds", "call_prepare_seconds",
+                              "call_round_trip_seconds", "call_verify_seconds", "call_stop_and_reply_seconds",
+                              "call_cpu_read_seconds", "reap_seconds", "before_timed_calls_seconds"})
       if (verdict->phases.count(field))
         profile[field] = verdict->phases.at(field);
     // An imported KernelBench task's speedup is against PyTorch eager whatever speedup_baseline says: its

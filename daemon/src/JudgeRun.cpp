@@ -86,6 +86,7 @@ JudgeRequest judgeRequest(const JudgeJob &job, const JudgeOptions &options, cons
                     {"min_gpu_share", job.minGpuShare},
                     {"wall_seconds", options.wallSeconds},
                     {"baseline_max_age_seconds", options.baselineMaxAgeSeconds},
+                    {"pause_starting_workers", options.pauseStartingWorkers},
                     {"cpu_baseline_ms", reference.cpuBaselineMs},
                     {"expected_bytes", blob.size()}};
   if (job.baseline)

@@ -37,11 +37,13 @@ struct DaemonConfig {
   // false: the judges and their workers run without CUDA (a CPU machine
   // serving host-memory tasks; device tasks then answer no_gpu).
   bool judgeCuda = true;
-  unsigned workerBatch = 16;             // evaluations of one task the judge takes one after the other
-  double baselineMaxAgeSeconds = 300;    // a GPU baseline's timing is reused this long, then timed again
+  unsigned workerBatch = 16; // evaluations of one task the judge takes one after the other
+  double baselineMaxAgeSeconds = 300;
+  bool pauseStartingWorkers = true; // spare workers still starting: stopped while calls are timed, or waited for    //
+                                    // a GPU baseline's timing is reused this long, then timed again
   std::size_t judgeMaxEvaluations = 512; // then the GPU's long-lived judge is replaced by a fresh one
   std::uint64_t seed = 0;                // 0: a fresh secret seed per evaluation; else fixed (development, replay)
-  int runs = 30, warmup = 10;
+  int runs = 30, warmup = 3;
   int minRuns = 10;               // timed calls stop here at the earliest, once the median is pinned down
   double medianHalfWidth = 0.005; // ... its 95 % interval within this fraction of it
   std::string logLevel = "info";

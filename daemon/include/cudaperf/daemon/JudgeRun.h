@@ -33,6 +33,9 @@ struct JudgeOptions {
   // A task's GPU baseline timing is reused for this long within one judge
   // (across its batches and task switches), then timed again.
   double baselineMaxAgeSeconds = 300;
+  // Spare workers still starting while another's calls are timed: stopped
+  // meanwhile (true), or waited for before the timed calls.
+  bool pauseStartingWorkers = true;
 };
 
 struct JudgeCandidate {
@@ -58,7 +61,7 @@ struct JudgeJob {
   std::optional<std::filesystem::path> baseline;  // GPU baseline: timed, and the oracle of the timed calls
   std::optional<std::filesystem::path> reference; // the C reference: the oracle when there is no baseline
   int trials = 0;                                 // 0: max(2, the task's distribution count)
-  int warmup = 10, runs = 30;
+  int warmup = 3, runs = 30;
   // The timed calls stop after minRuns once the median's 95 % interval is
   // within medianHalfWidth of it (docs/tasks.md); at runs in any case.
   int minRuns = 10;
