@@ -6,7 +6,7 @@
 
 #include <gtest/gtest.h>
 
-#include <dirent.h>
+#include <filesystem>
 #include <fstream>
 #include <string>
 #include <thread>
@@ -24,26 +24,23 @@ WorkerOptions hostWorker() {
   return options;
 }
 
-// The state letter of every thread of `root` and every process below it.
+// The state letter of every thread of `root` and every process below it,
+// from the "State:" line of each thread's status file.
 std::string threadStates(pid_t root) {
   std::string states;
-  std::vector<pid_t> tree = processTree(root);
-  for (std::size_t p = 0; p < tree.size(); ++p) {
-    const std::string tasks = "/proc/" + std::to_string(tree[p]) + "/task";
-    DIR *folder = opendir(tasks.c_str());
-    if (!folder)
-      continue;
-    while (dirent *entry = readdir(folder)) {
-      if (entry->d_name[0] < '0' || entry->d_name[0] > '9')
-        continue;
-      std::ifstream stat(tasks + "/" + entry->d_name + "/stat");
-      std::string line;
-      std::getline(stat, line);
-      const auto close = line.rfind(')');
-      if (close != std::string::npos && close + 2 < line.size())
-        states += line[close + 2];
+  for (pid_t pid : processTree(root)) {
+    const std::filesystem::path tasks = "/proc/" + std::to_string(pid) + "/task";
+    std::error_code missing;
+    for (const auto &thread : std::filesystem::directory_iterator(tasks, missing)) {
+      std::ifstream status(thread.path() / "status");
+      for (std::string line; std::getline(status, line);)
+        if (line.rfind("State:", 0) == 0) {
+          const auto letter = line.find_first_not_of(" \t", 6);
+          if (letter != std::string::npos)
+            states += line[letter];
+          break;
+        }
     }
-    closedir(folder);
   }
   return states;
 }
