@@ -505,7 +505,6 @@ private:
       LibraryRun run(evaluation, buffers, *worker, evaluation.task.memory == MemoryMode::Device ? gpu_.get() : nullptr,
                      oracle, oracleOnHost, role);
       run.setGpuBaseline(gpuBaseline);
-      // No worker may still be starting (making its context) while calls are timed.
       run.setBeforeBuffers([this] { retiring_.clear(); }); // reaps the killed workers of earlier evaluations
       // A spare still making its CUDA context is stopped meanwhile (its start
       // goes on outside the timed calls), or, with pause_starting_workers

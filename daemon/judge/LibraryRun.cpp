@@ -37,6 +37,13 @@ constexpr double kUnfinishedWaitSeconds = 2.0;
 constexpr double kReplyCpuMs = 1.0;
 constexpr double kTracedReplyCpuMs = 10.0;
 
+// Adds the seconds from its construction to its end to `into`, however the scope is left.
+struct SecondsInto {
+  double start;
+  double &into;
+  ~SecondsInto() { into += steadySeconds() - start; }
+};
+
 std::uint64_t freshKey() {
   static std::random_device entropy;
   return (static_cast<std::uint64_t>(entropy()) << 32) ^ entropy();
@@ -360,10 +367,7 @@ json::object LibraryRun::run() {
   // Load: the library's constructors run now; from here on every failure is its own.
   {
     const double loadStart = steadySeconds();
-    struct LoadClock {
-      double start, &into;
-      ~LoadClock() { into = steadySeconds() - start; }
-    } loadClock{loadStart, loadSeconds_};
+    const SecondsInto loadClock{loadStart, loadSeconds_};
     std::string problem;
     const int library = sealedCopy(request_.library, problem);
     if (library < 0)
@@ -764,11 +768,7 @@ json::object LibraryRun::run() {
 }
 
 void LibraryRun::drawInputs(const OracleCall &call, bool expectFromOracle) {
-  const double start = steadySeconds();
-  struct DrawClock {
-    double start, &into;
-    ~DrawClock() { into += steadySeconds() - start; }
-  } clock{start, phases_.draw};
+  const SecondsInto clock{steadySeconds(), phases_.draw};
   buffers_.drawInputs(call.sizes, call.stream, call.trial, call.secret);
   if (!expectFromOracle)
     return;

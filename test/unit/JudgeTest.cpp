@@ -590,6 +590,25 @@ TEST(Judge, TheJudgesRequestIsOutOfTheWorkersReach) {
   EXPECT_EQ(errorOf(r[0]).find("status 42"), std::string::npos) << json::serialize(r[0]);
 }
 
+// The spares a judge keeps starting are stopped (SIGSTOP) while another
+// worker's calls are timed: no candidate may reach them, nor any other
+// worker, to continue, stop or kill them.
+TEST(Judge, OtherWorkersAreOutOfACandidatesReach) {
+  // Control: loaded in this process, the hunter counts the processes it could signal (and signals none).
+  void *hunter = dlopen(CUDAPERF_HOSTILE_REACH_OTHER_WORKERS, RTLD_NOW);
+  ASSERT_NE(hunter, nullptr) << dlerror();
+  const auto addressable = reinterpret_cast<int (*)()>(dlsym(hunter, "hostile_addressable_processes"));
+  ASSERT_NE(addressable, nullptr);
+  ASSERT_GT(addressable(), 0) << "the control reached no process: the hunter could not tell";
+  // In a worker of the judge's, between clean candidates (their spares
+  // started around its calls): nothing in reach, so it computes, and the
+  // candidates after it find their workers.
+  const auto r = scale({CUDAPERF_SCALE_REFERENCE, CUDAPERF_HOSTILE_REACH_OTHER_WORKERS, CUDAPERF_SCALE_REFERENCE,
+                        CUDAPERF_SCALE_REFERENCE});
+  for (std::size_t i = 0; i < r.results.size(); ++i)
+    EXPECT_EQ(statusOf(r[i]), "ok") << i << ": " << json::serialize(r[i]);
+}
+
 TEST(Judge, ARecoveredSeedPredictsNoTimedCall) { // class 10, the review's seed recovery
   const auto r = judge(kSumReductionTask, "sum_reduction", CUDAPERF_SUM_REDUCTION_REFERENCE,
                        {CUDAPERF_HOSTILE_SEED_RECOVERY, CUDAPERF_SUM_REDUCTION_REFERENCE}, true);
