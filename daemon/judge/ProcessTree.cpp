@@ -121,9 +121,7 @@ std::vector<pid_t> freezeBelow(pid_t root) {
 }
 
 std::vector<pid_t> freezeTree(pid_t root) {
-  std::vector<pid_t> frozen = {root};
-  kill(root, SIGSTOP);
-  // A process forked before its parent's stop shows up in a later look.
+  std::vector<pid_t> frozen;
   for (bool grew = true; grew && frozen.size() < 4096;) {
     grew = false;
     for (pid_t pid : processTree(root))
@@ -132,8 +130,10 @@ std::vector<pid_t> freezeTree(pid_t root) {
         frozen.push_back(pid);
         grew = true;
       }
+    // A process forks nothing more once it is stopped, but may have forked
+    // between the signal and its stop: looked over again once each is.
+    awaitStopped(frozen);
   }
-  awaitStopped(frozen);
   return frozen;
 }
 

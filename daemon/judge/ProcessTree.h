@@ -34,10 +34,11 @@ std::vector<ThreadCpu> threadCpuTimes(pid_t root);
 // thread of the worker can run, launch or write. Returns the processes it
 // stopped (signalEach continues them).
 std::vector<pid_t> freezeBelow(pid_t root);
-// Stops `root` itself first (the sandbox's init of a worker still starting:
-// it forks nothing more), then every process below it, looking again until
-// no new one appears, and waits, briefly, until every thread is stopped.
-// Returns the processes it stopped, root first.
+// Stops `root` (the sandbox's init of a worker still starting) and every
+// process below it: each one seen is stopped and confirmed stopped (briefly
+// waited for) before the tree is looked at again, since a process may fork
+// between its signal and its stop; until a look finds no new one. Returns the
+// processes it stopped, root first.
 std::vector<pid_t> freezeTree(pid_t root);
 // `signal` to each of `processes`, without looking for new ones or waiting:
 // the judge continues a frozen tree and stops it again at the doorbell with
