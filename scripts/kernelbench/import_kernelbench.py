@@ -482,8 +482,8 @@ def signature_of(name, arguments):
 
 
 def reference_c(name, arguments, problem):
-    """The task's reference: the C entry the harness calls, forwarding the
-    buffers to reference_server.py (the module itself) over a socket pair."""
+    """The task's reference: the C entry the harness calls, handing the
+    buffers to reference_server.py (the module itself) through shared memory."""
     bytes_ = ", ".join("%dLL" % (element(a)[2] * numel(a["shape"])) for a in arguments)
     # 1: a float32 output (NaN on failure), 2: any other output (every byte
     # 0xFF on failure: NaN in half and bfloat16, -1 in integers), 0: an input.
@@ -494,10 +494,15 @@ def reference_c(name, arguments, problem):
    The reference is the PyTorch module itself: the first call starts
    reference_server.py (beside this file, found through __FILE__) with the
    Python that imported the problem (CUDAPERF_PYTHON overrides it) and keeps
-   it; each call sends the inputs' bytes and reads the outputs'. On any failure
+   it. The two share one memory file holding every argument, one after the
+   other in the task's order (the server's descriptor 3): each call copies the
+   inputs in, sends one byte on a socket pair, and copies the outputs out once
+   the server's byte comes back. Arguments are GBs at KernelBench's sizes:
+   streamed through a socket they took half a minute each way. On any failure
    float outputs are NaN and integer ones all bytes 0xFF, which the trusted
    side reports as a broken task. */
 #define _GNU_SOURCE
+#include <fcntl.h>
 #include <libgen.h>
 #include <limits.h>
 #include <math.h>
@@ -506,6 +511,7 @@ def reference_c(name, arguments, problem):
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/types.h>
 #include <sys/wait.h>
@@ -518,6 +524,20 @@ static const int kIsOutput[kArguments] = {%(outputs)s};
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static int server = -1;
 static pid_t serverPid = -1;
+static char *shared = NULL; /* every argument, at its offset */
+static long long sharedBytes = 0;
+
+static void stopServer(void) {
+  if (server >= 0)
+    close(server);
+  server = -1;
+  if (serverPid > 0)
+    waitpid(serverPid, NULL, WNOHANG); /* reaped if it is gone; a hung one ends with its socket closed */
+  serverPid = -1;
+  if (shared)
+    munmap(shared, (size_t)sharedBytes);
+  shared = NULL;
+}
 
 static int startServer(void) {
   char file[PATH_MAX], script[PATH_MAX + 32];
@@ -525,42 +545,55 @@ static int startServer(void) {
   const char *dir = dirname(file);
   snprintf(script, sizeof script, "%%s/reference_server.py", dir);
   const char *python = getenv("CUDAPERF_PYTHON") ? getenv("CUDAPERF_PYTHON") : kPython;
+  sharedBytes = 0;
+  for (int i = 0; i < kArguments; ++i)
+    sharedBytes += kBytes[i];
+  const int memory = memfd_create("cudaperf-reference", MFD_CLOEXEC);
+  if (memory < 0)
+    return -1;
+  if (ftruncate(memory, (off_t)sharedBytes) != 0) {
+    close(memory);
+    return -1;
+  }
+  shared = mmap(NULL, (size_t)sharedBytes, PROT_READ | PROT_WRITE, MAP_SHARED, memory, 0);
+  if (shared == MAP_FAILED) {
+    shared = NULL;
+    close(memory);
+    return -1;
+  }
   int pair[2];
-  if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, pair) != 0)
+  if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, pair) != 0) {
+    close(memory);
     return -1;
+  }
   const pid_t child = fork();
-  if (child < 0)
+  if (child < 0) {
+    close(memory), close(pair[0]), close(pair[1]);
     return -1;
+  }
   if (child == 0) {
-    dup2(pair[1], 0);
-    dup2(pair[1], 1);
-    close_range(3, ~0U, 0); /* none of the caller's files (its store, its sockets) */
-    execl(python, python, script, dir, (char *)0);
+    /* Both moved above 3 first: either may be 0, 1 or 3 already (dup2 onto itself keeps close-on-exec). */
+    const int socketEnd = fcntl(pair[1], F_DUPFD, 10), memoryFile = fcntl(memory, F_DUPFD, 10);
+    if (socketEnd < 0 || memoryFile < 0 || dup2(socketEnd, 0) < 0 || dup2(socketEnd, 1) < 0 || dup2(memoryFile, 3) < 0)
+      _exit(127);
+    close_range(4, ~0U, 0); /* none of the caller's files (its store, its sockets) */
+    char size[32];
+    snprintf(size, sizeof size, "%%lld", sharedBytes);
+    execl(python, python, script, dir, "3", size, (char *)0);
     _exit(127);
   }
+  close(memory);
   close(pair[1]);
   serverPid = child;
   return pair[0];
 }
 
-static int sendAll(const char *data, long long bytes) {
-  while (bytes > 0) {
-    const ssize_t sent = send(server, data, (size_t)(bytes > (1 << 20) ? (1 << 20) : bytes), MSG_NOSIGNAL);
-    if (sent <= 0)
-      return -1;
-    data += sent, bytes -= sent;
-  }
-  return 0;
-}
-
-static int receiveAll(char *data, long long bytes) {
-  while (bytes > 0) {
-    const ssize_t got = recv(server, data, (size_t)(bytes > (1 << 20) ? (1 << 20) : bytes), 0);
-    if (got <= 0)
-      return -1;
-    data += got, bytes -= got;
-  }
-  return 0;
+/* One byte each way: the call's start, and the server's word that the outputs are in place. */
+static int exchange(void) {
+  char byte = 1;
+  if (send(server, &byte, 1, MSG_NOSIGNAL) != 1)
+    return -1;
+  return recv(server, &byte, 1, 0) == 1 && byte == 1 ? 0 : -1;
 }
 
 void %(name)s(%(params)s) {
@@ -570,20 +603,18 @@ void %(name)s(%(params)s) {
   if (server < 0)
     server = startServer();
   failed = server < 0;
-  for (int i = 0; i < kArguments && !failed; ++i)
+  long long offset = 0;
+  for (int i = 0; i < kArguments && !failed; offset += kBytes[i], ++i)
     if (!kIsOutput[i])
-      failed = sendAll((const char *)args[i], kBytes[i]) != 0;
-  for (int i = 0; i < kArguments && !failed; ++i)
+      memcpy(shared + offset, (const void *)args[i], (size_t)kBytes[i]);
+  failed = failed || exchange() != 0;
+  offset = 0;
+  for (int i = 0; i < kArguments && !failed; offset += kBytes[i], ++i)
     if (kIsOutput[i])
-      failed = receiveAll((char *)args[i], kBytes[i]) != 0;
+      memcpy((void *)args[i], shared + offset, (size_t)kBytes[i]);
   if (failed) {
     fprintf(stderr, "%(name)s: the PyTorch reference (reference_server.py) failed\n");
-    if (server >= 0)
-      close(server);
-    server = -1;
-    if (serverPid > 0)
-      waitpid(serverPid, NULL, WNOHANG); /* reaped if it is gone; a hung one ends with its input closed */
-    serverPid = -1;
+    stopServer();
     for (int i = 0; i < kArguments; ++i)
       if (kIsOutput[i] == 1)
         for (long long k = 0; k < kBytes[i] / 4; ++k)

@@ -1,19 +1,23 @@
 """The PyTorch reference of an imported KernelBench task, on the trusted side.
 
 The task's reference.c (written by import_kernelbench.py) starts this once per
-process that computes reference outputs and keeps it: for every call it
-writes the bytes of every input argument (the problem's inputs, then the
-module's parameters and buffers, in the task's argument order) on this
-process's stdin, and reads the outputs' bytes back from its stdout. The module
-is built once from the problem file with the baked get_init_inputs(); before
-each forward its parameters and buffers are set from the call's arguments
-(drawn from the evaluation's secret seed), so no state carries over from one
-call to the next (a BatchNorm in training mode updates its running stats).
+process that computes reference outputs and keeps it. The two share one memory
+file (descriptor FD, SIZE bytes): every argument of the task, one after the
+other in the task's order (the problem's inputs, the module's parameters and
+buffers, then the outputs). For every call reference.c copies the inputs in and
+writes one byte on this process's stdin; this process runs the module on them
+(views of the shared memory, not copies), writes the outputs in place and
+answers one byte (1) on its stdout. The module is built once from the problem
+file with the baked get_init_inputs(); before each forward its parameters and
+buffers are set from the call's arguments (drawn from the evaluation's secret
+seed), so no state carries over from one call to the next (a BatchNorm in
+training mode updates its running stats).
 
-usage (by reference.c): python3 reference_server.py TASK_DIR
+usage (by reference.c): python3 reference_server.py TASK_DIR FD SIZE
 """
 import importlib.util
 import json
+import mmap
 import os
 import sys
 
@@ -29,16 +33,16 @@ def dtype_of(argument):
     return DTYPES[argument.get("dtype", "float32")]
 
 
-def read_exactly(stream, count):
-    """count bytes read straight into one buffer (an argument is GBs at KernelBench's sizes: no copies)."""
-    data = bytearray(count)
-    view, done = memoryview(data), 0
-    while done < count:
-        got = stream.readinto(view[done:])
-        if not got:
-            return None
-        done += got
-    return data
+def shared_tensor(memory, offset, argument):
+    """The argument's bytes in the shared memory, as a tensor of its shape (a view: nothing copied)."""
+    dtype = dtype_of(argument)
+    count = 1
+    for extent in argument["shape"]:
+        count *= extent
+    if count == 0:
+        return torch.empty(argument["shape"], dtype=dtype)
+    stored = torch.uint8 if dtype == torch.bool else dtype  # a bool is one byte; any but 0 is true, as in C
+    return torch.frombuffer(memory, dtype=stored, count=count, offset=offset).reshape(argument["shape"])
 
 
 def main():
@@ -56,26 +60,25 @@ def main():
     model = problem.Model(*meta["init_inputs"]).to(device)
     state = dict(model.named_parameters())
     state.update(dict(model.named_buffers()))
+    memory = mmap.mmap(int(sys.argv[2]), int(sys.argv[3]))
+    views, offset = {}, 0
+    for argument in meta["arguments"]:
+        views[argument["name"]] = shared_tensor(memory, offset, argument)
+        offset += views[argument["name"]].numel() * torch.empty((), dtype=dtype_of(argument)).element_size()
+    if offset != len(memory):
+        sys.exit("the shared memory holds %d bytes, the task's arguments %d" % (len(memory), offset))
     stdin, stdout = sys.stdin.buffer, sys.stdout.buffer
     inputs = [a for a in meta["arguments"] if a["role"] in ("input", "parameter", "buffer")]
     outputs = [a for a in meta["arguments"] if a["role"] == "output"]
-    while True:
+    while stdin.read(1):  # a call's inputs are in place; end of input: the reference's process ended
         tensors = []
         for argument in inputs:
-            count = 1
-            for extent in argument["shape"]:
-                count *= extent
-            dtype = dtype_of(argument)
-            data = read_exactly(stdin, torch.empty((), dtype=dtype).element_size() * count)
-            if data is None:
-                return  # the reference's process ended
-            if count == 0:
-                tensors.append(torch.empty(argument["shape"], dtype=dtype))
-            elif dtype == torch.bool:  # one byte per element; a byte other than 0 is true, as in C
-                tensors.append((torch.frombuffer(data, dtype=torch.uint8) != 0).reshape(argument["shape"]))
-            else:  # the tensor is the buffer read: nothing copied
-                tensors.append(torch.frombuffer(data, dtype=dtype).reshape(argument["shape"]))
-            tensors[-1] = tensors[-1].to(device)
+            tensor = views[argument["name"]]
+            if dtype_of(argument) == torch.bool:
+                tensor = tensor != 0
+            # A module that writes its inputs in place writes the shared memory: harmless, reference.c copies
+            # every input in before each call and only the outputs out.
+            tensors.append(tensor.to(device))
         forward_inputs = []
         with torch.no_grad():
             for argument, tensor in zip(inputs, tensors):
@@ -94,17 +97,15 @@ def main():
                 rounded = [r.to(low) if isinstance(r, torch.Tensor) and r.dtype == torch.float32 else r
                            for r in (list(result) if isinstance(result, (tuple, list)) else [result])]
                 result = rounded if isinstance(result, (tuple, list)) else rounded[0]
-        results = list(result) if isinstance(result, (tuple, list)) else [result]
-        if len(results) != len(outputs):
-            sys.exit("the module returned %d outputs, the task has %d" % (len(results), len(outputs)))
-        for argument, tensor in zip(outputs, results):
-            tensor = tensor.detach().to(dtype_of(argument)).cpu().contiguous()
-            if list(tensor.shape) != argument["shape"]:
-                sys.exit("output %s has shape %s, the task %s" % (argument["name"], list(tensor.shape),
-                                                                  argument["shape"]))
-            if tensor.dtype in (torch.float16, torch.bfloat16):  # numpy has no bfloat16: the bits as int16
-                tensor = tensor.view(torch.int16)
-            stdout.write(memoryview(tensor.numpy()).cast("B"))  # the tensor's own bytes, not a copy
+            results = list(result) if isinstance(result, (tuple, list)) else [result]
+            if len(results) != len(outputs):
+                sys.exit("the module returned %d outputs, the task has %d" % (len(results), len(outputs)))
+            for argument, tensor in zip(outputs, results):
+                if list(tensor.shape) != argument["shape"]:
+                    sys.exit("output %s has shape %s, the task %s" % (argument["name"], list(tensor.shape),
+                                                                      argument["shape"]))
+                views[argument["name"]].copy_(tensor.detach())  # converts the type, and from the GPU
+        stdout.write(b"\x01")
         stdout.flush()
 
 
