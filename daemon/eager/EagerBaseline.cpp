@@ -19,6 +19,9 @@
 
 #include <ATen/Parallel.h>
 #include <torch/cuda.h>
+#ifdef CUDAPERF_EAGER_CUDA
+#include <c10/cuda/CUDACachingAllocator.h>
+#endif
 #include <torch/script.h>
 
 #include <algorithm>
@@ -239,8 +242,17 @@ bool openGraph(Graph &graph) {
     }
     for (int i = 0; i < 2; ++i)
       call(graph, pointers.data());
-    if (graph.device.is_cuda())
+    warm.clear();
+    if (graph.device.is_cuda()) {
       torch::cuda::synchronize();
+#ifdef CUDAPERF_EAGER_CUDA
+      // The check above and the warm-up held several copies of every
+      // argument; the caching allocator would keep them reserved for the
+      // worker's life. At KernelBench's largest sizes (6.4 GB a tensor) that
+      // is tens of GB the judge's own buffers need on the same GPU.
+      c10::cuda::CUDACachingAllocator::emptyCache();
+#endif
+    }
     graph.openError.clear();
     return true;
   } catch (const std::exception &failure) {

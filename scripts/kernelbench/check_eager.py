@@ -126,7 +126,10 @@ def evaluate(name, spec, task_dir, work, args):
         phases.get("baseline_seconds", 0), phases.get("worker_run_seconds", 0))
     if answer["status"] == "wrong_answer":  # judged only after the baseline passed and was timed
         return name, True, "eager passed its own evaluation (%s)" % spent
-    return name, False, "%s: %s" % (answer["status"], re.sub(r"\s+", " ", str(answer.get("error", "")))[:400])
+    # The whole reason, and the end of the judge's log: a failure at KernelBench's sizes is rarely in the
+    # first lines (an eager worker out of GPU memory says so on its stderr).
+    return name, False, "%s: %s [stderr: %s]" % (answer["status"], re.sub(r"\s+", " ", str(answer.get("error", "")))[:1500],
+                                                 re.sub(r"\s+", " ", stderr)[-1500:])
 
 
 def main():
