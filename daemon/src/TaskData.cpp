@@ -1,5 +1,7 @@
 #include "cudaperf/daemon/TaskData.h"
 
+#include "cudaperf/daemon/ParallelDraw.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -86,7 +88,8 @@ std::vector<ArgumentData> generateArguments(const TaskSpec &task, const SizeBind
     const std::size_t width = elementBytes(spec.type);
     buffer.bytes.assign(buffer.count * width, 0xff);
     if (spec.intent != Intent::Out)
-      draw::drawIntoHost(buffer.bytes.data(), buffer.count, drawSpecFor(spec, trial), draw::argumentKey(stream, a));
+      draw::drawIntoHostInParallel(buffer.bytes.data(), buffer.count, drawSpecFor(spec, trial),
+                                   draw::argumentKey(stream, a));
     arguments.push_back(std::move(data));
   }
   return arguments;

@@ -1,5 +1,6 @@
 // Seeded inputs and the output comparison of the harness (no GPU needed).
 #include "cudaperf/daemon/TaskData.h"
+#include "cudaperf/daemon/ParallelDraw.h"
 
 #include <gtest/gtest.h>
 
@@ -84,4 +85,24 @@ TEST(CompareBuffers, AnAbsoluteAtolAcceptsWhatFloatCannotReach) {
   const TaskSpec gelu = loadTask(std::filesystem::path(CUDAPERF_TASKS_DIR) / "gelu");
   EXPECT_TRUE(gelu.toleranceFor(ElementType::Float32).absolute);
   EXPECT_FALSE(vectorAdd().toleranceFor(ElementType::Float32).absolute);
+}
+
+// Every element is a function of its index: drawn in ranges on several
+// threads the bytes must be the serial draw's, whatever the distribution.
+TEST(ParallelDraw, EqualsTheSerialDrawByteForByte) {
+  const std::uint64_t count = (std::uint64_t{1} << 23) + 12345; // three threads' worth, and a ragged end
+  std::vector<draw::DrawSpec> specs(5);
+  specs[0].kind = draw::Kind::Uniform;
+  specs[1].kind = draw::Kind::Normal;
+  specs[1].outlierFraction = 0.01, specs[1].outlierLow = -1e4, specs[1].outlierHigh = 1e4;
+  specs[2].kind = draw::Kind::RandInt, specs[2].type = draw::StoredType::Int64, specs[2].low = -3, specs[2].high = 9;
+  specs[3].kind = draw::Kind::Uniform, specs[3].type = draw::StoredType::Float16, specs[3].secret = 0x5eed;
+  specs[4].kind = draw::Kind::Offsets, specs[4].type = draw::StoredType::Int32, specs[4].low = 0, specs[4].high = 4;
+  for (const draw::DrawSpec &spec : specs) {
+    const std::size_t bytes = count * draw::storedBytes(spec.type);
+    std::vector<unsigned char> serial(bytes, 0xFF), parallel(bytes, 0xFF);
+    draw::drawIntoHost(serial.data(), count, spec, 42);
+    draw::drawIntoHostInParallel(parallel.data(), count, spec, 42, 3);
+    EXPECT_TRUE(serial == parallel) << "kind " << static_cast<int>(spec.kind);
+  }
 }

@@ -1,0 +1,38 @@
+#include "cudaperf/daemon/ParallelDraw.h"
+
+#include <algorithm>
+#include <thread>
+#include <vector>
+
+namespace cudaperf::draw {
+
+namespace {
+// Below this many elements a thread's start costs more than it saves.
+constexpr std::uint64_t kElementsPerThread = std::uint64_t{1} << 22;
+} // namespace
+
+void drawIntoHostInParallel(unsigned char *at, std::uint64_t count, const DrawSpec &spec, std::uint64_t key,
+                            unsigned threads) {
+  if (threads == 0)
+    threads = std::max(1u, std::thread::hardware_concurrency());
+  const std::uint64_t useful = (count + kElementsPerThread - 1) / kElementsPerThread;
+  threads = static_cast<unsigned>(std::min<std::uint64_t>(threads, useful));
+  if (spec.kind == Kind::Offsets || threads <= 1) {
+    drawIntoHost(at, count, spec, key);
+    return;
+  }
+  const unsigned width = storedBytes(spec.type);
+  auto drawRange = [&](std::uint64_t begin, std::uint64_t end) {
+    for (std::uint64_t i = begin; i < end; ++i)
+      storeElement(at + i * width, spec.type, drawValue(spec, key, i));
+  };
+  std::vector<std::thread> workers;
+  workers.reserve(threads - 1);
+  for (unsigned t = 1; t < threads; ++t)
+    workers.emplace_back(drawRange, count * t / threads, count * (t + 1) / threads);
+  drawRange(0, count / threads);
+  for (std::thread &worker : workers)
+    worker.join();
+}
+
+} // namespace cudaperf::draw
