@@ -507,6 +507,7 @@ def reference_c(name, arguments, problem):
 #include <limits.h>
 #include <math.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -527,16 +528,33 @@ static pid_t serverPid = -1;
 static char *shared = NULL; /* every argument, at its offset */
 static long long sharedBytes = 0;
 
+/* The socket closed, the server reads its end and exits; one that does not within 5 s is killed. Reaped
+   either way (a process that loads this library for one task, as the daemon does, must not collect them). */
 static void stopServer(void) {
   if (server >= 0)
     close(server);
   server = -1;
-  if (serverPid > 0)
-    waitpid(serverPid, NULL, WNOHANG); /* reaped if it is gone; a hung one ends with its socket closed */
+  if (serverPid > 0) {
+    int waited = 0;
+    while (waitpid(serverPid, NULL, WNOHANG) == 0 && waited < 500)
+      usleep(10000), ++waited;
+    if (waited == 500) {
+      kill(serverPid, SIGKILL);
+      waitpid(serverPid, NULL, 0);
+    }
+  }
   serverPid = -1;
   if (shared)
     munmap(shared, (size_t)sharedBytes);
   shared = NULL;
+}
+
+/* dlclose (the daemon loads the reference for each computation) or the process's end: the server and its
+   shared memory (GBs at KernelBench's sizes) go with the library, not with the process. */
+__attribute__((destructor)) static void unloaded(void) {
+  pthread_mutex_lock(&lock);
+  stopServer();
+  pthread_mutex_unlock(&lock);
 }
 
 static int startServer(void) {
