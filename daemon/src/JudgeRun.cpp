@@ -42,7 +42,9 @@ sandbox::Limits trustedJudgeLimits() {
   limits.requireIsolation = false;
   limits.openFiles = 4096;
   limits.processes = 1 << 20;
-  limits.fileSizeBytes = 1ull << 30;
+  // The judge's host buffers and a reference's arguments are memory files, as large as the task's
+  // arguments (GBs at KernelBench's sizes); past RLIMIT_FSIZE their ftruncate kills the judge (SIGXFSZ).
+  limits.fileSizeBytes = 1ull << 40;
   limits.outputBytes = 64 << 20;
   return limits;
 }

@@ -1,6 +1,8 @@
 #include "cudaperf/daemon/ParallelDraw.h"
 
 #include <algorithm>
+#include <new>
+#include <system_error>
 #include <thread>
 #include <vector>
 
@@ -26,11 +28,19 @@ void drawIntoHostInParallel(unsigned char *at, std::uint64_t count, const DrawSp
     for (std::uint64_t i = begin; i < end; ++i)
       storeElement(at + i * width, spec.type, drawValue(spec, key, i));
   };
+  // Range t of `threads` is [count * t / threads, count * (t + 1) / threads). A thread that cannot start (a
+  // process or address-space limit) leaves its ranges to this one: never std::terminate on a joinable thread.
   std::vector<std::thread> workers;
-  workers.reserve(threads - 1);
-  for (unsigned t = 1; t < threads; ++t)
-    workers.emplace_back(drawRange, count * t / threads, count * (t + 1) / threads);
+  unsigned started = 1;
+  try {
+    workers.reserve(threads - 1);
+    for (; started < threads; ++started)
+      workers.emplace_back(drawRange, count * started / threads, count * (started + 1) / threads);
+  } catch (const std::system_error &) {
+  } catch (const std::bad_alloc &) {
+  }
   drawRange(0, count / threads);
+  drawRange(count * started / threads, count);
   for (std::thread &worker : workers)
     worker.join();
 }

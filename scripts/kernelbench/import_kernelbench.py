@@ -512,7 +512,9 @@ def reference_c(name, arguments, problem):
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <errno.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/types.h>
 #include <sys/wait.h>
@@ -536,11 +538,13 @@ static void stopServer(void) {
   server = -1;
   if (serverPid > 0) {
     int waited = 0;
-    while (waitpid(serverPid, NULL, WNOHANG) == 0 && waited < 500)
+    pid_t reaped;
+    while (((reaped = waitpid(serverPid, NULL, WNOHANG)) == 0 || (reaped < 0 && errno == EINTR)) && waited < 500)
       usleep(10000), ++waited;
     if (waited == 500) {
       kill(serverPid, SIGKILL);
-      waitpid(serverPid, NULL, 0);
+      while (waitpid(serverPid, NULL, 0) < 0 && errno == EINTR)
+        ;
     }
   }
   serverPid = -1;
@@ -566,19 +570,38 @@ static int startServer(void) {
   sharedBytes = 0;
   for (int i = 0; i < kArguments; ++i)
     sharedBytes += kBytes[i];
+  /* The memory file is a file: past RLIMIT_FSIZE its ftruncate would kill the process (SIGXFSZ), not fail.
+     The soft limit is raised to the hard one where that is needed and allowed; else the call fails cleanly. */
+  struct rlimit fileSize;
+  if (getrlimit(RLIMIT_FSIZE, &fileSize) == 0 && fileSize.rlim_cur != RLIM_INFINITY &&
+      fileSize.rlim_cur < (rlim_t)sharedBytes) {
+    if (fileSize.rlim_max != RLIM_INFINITY && fileSize.rlim_max < (rlim_t)sharedBytes) {
+      fprintf(stderr, "reference: the arguments' %%lld bytes exceed this process's file-size limit\n", sharedBytes);
+      return -1;
+    }
+    fileSize.rlim_cur = fileSize.rlim_max;
+    if (setrlimit(RLIMIT_FSIZE, &fileSize) != 0)
+      return -1;
+  }
   const int memory = memfd_create("cudaperf-reference", MFD_CLOEXEC);
-  if (memory < 0)
+  if (memory < 0) {
+    perror("reference: memfd_create");
     return -1;
+  }
   if (ftruncate(memory, (off_t)sharedBytes) != 0) {
+    perror("reference: ftruncate");
     close(memory);
     return -1;
   }
   shared = mmap(NULL, (size_t)sharedBytes, PROT_READ | PROT_WRITE, MAP_SHARED, memory, 0);
   if (shared == MAP_FAILED) {
+    perror("reference: mmap");
     shared = NULL;
     close(memory);
     return -1;
   }
+  /* Not into processes the caller forks (the daemon's sandboxes and judges): they would keep the GBs alive. */
+  madvise(shared, (size_t)sharedBytes, MADV_DONTFORK);
   int pair[2];
   if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, pair) != 0) {
     close(memory);
@@ -590,14 +613,21 @@ static int startServer(void) {
     return -1;
   }
   if (child == 0) {
-    /* Both moved above 3 first: either may be 0, 1 or 3 already (dup2 onto itself keeps close-on-exec). */
+    /* Its own session: a Ctrl-C or a signal to the caller's group reaches the caller, which ends the server
+       by closing the socket. Descriptors: 0 /dev/null, 1 and 2 the caller's stderr (a print in the problem
+       cannot reach the protocol), 3 the memory file, 4 the socket. Moved above 4 first: either may already
+       sit on 0 to 4 (dup2 onto itself keeps close-on-exec). */
+    setsid();
     const int socketEnd = fcntl(pair[1], F_DUPFD, 10), memoryFile = fcntl(memory, F_DUPFD, 10);
-    if (socketEnd < 0 || memoryFile < 0 || dup2(socketEnd, 0) < 0 || dup2(socketEnd, 1) < 0 || dup2(memoryFile, 3) < 0)
+    const int nothing = open("/dev/null", O_RDONLY | O_CLOEXEC);
+    if (socketEnd < 0 || memoryFile < 0 || nothing < 0 || dup2(nothing, 0) < 0 || dup2(2, 1) < 0 ||
+        dup2(memoryFile, 3) < 0 || dup2(socketEnd, 4) < 0)
       _exit(127);
-    close_range(4, ~0U, 0); /* none of the caller's files (its store, its sockets) */
+    if (close_range(5, ~0U, 0) != 0) /* none of the caller's files (its store, its sockets) */
+      _exit(127);
     char size[32];
     snprintf(size, sizeof size, "%%lld", sharedBytes);
-    execl(python, python, script, dir, "3", size, (char *)0);
+    execl(python, python, script, dir, "3", size, "4", (char *)0);
     _exit(127);
   }
   close(memory);
@@ -609,9 +639,14 @@ static int startServer(void) {
 /* One byte each way: the call's start, and the server's word that the outputs are in place. */
 static int exchange(void) {
   char byte = 1;
-  if (send(server, &byte, 1, MSG_NOSIGNAL) != 1)
+  ssize_t done;
+  while ((done = send(server, &byte, 1, MSG_NOSIGNAL)) < 0 && errno == EINTR) /* a signal to the caller */
+    ;
+  if (done != 1)
     return -1;
-  return recv(server, &byte, 1, 0) == 1 && byte == 1 ? 0 : -1;
+  while ((done = recv(server, &byte, 1, 0)) < 0 && errno == EINTR)
+    ;
+  return done == 1 && byte == 1 ? 0 : -1;
 }
 
 void %(name)s(%(params)s) {

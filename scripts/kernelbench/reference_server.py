@@ -5,20 +5,24 @@ process that computes reference outputs and keeps it. The two share one memory
 file (descriptor FD, SIZE bytes): every argument of the task, one after the
 other in the task's order (the problem's inputs, the module's parameters and
 buffers, then the outputs). For every call reference.c copies the inputs in and
-writes one byte on this process's stdin; this process runs the module on them
+writes one byte on the socket; this process runs the module on them
 (views of the shared memory, not copies), writes the outputs in place and
-answers one byte (1) on its stdout. The module is built once from the problem
+answers one byte (1) on the socket. The module is built once from the problem
 file with the baked get_init_inputs(); before each forward its parameters and
 buffers are set from the call's arguments (drawn from the evaluation's secret
 seed), so no state carries over from one call to the next (a BatchNorm in
 training mode updates its running stats).
 
-usage (by reference.c): python3 reference_server.py TASK_DIR FD SIZE
+Its stdout is the caller's stderr: what the problem prints never reaches the
+protocol, which runs on the socket SOCKET_FD.
+
+usage (by reference.c): python3 reference_server.py TASK_DIR FD SIZE SOCKET_FD
 """
 import importlib.util
 import json
 import mmap
 import os
+import socket
 import sys
 
 import torch
@@ -67,10 +71,10 @@ def main():
         offset += views[argument["name"]].numel() * torch.empty((), dtype=dtype_of(argument)).element_size()
     if offset != len(memory):
         sys.exit("the shared memory holds %d bytes, the task's arguments %d" % (len(memory), offset))
-    stdin, stdout = sys.stdin.buffer, sys.stdout.buffer
+    channel = socket.socket(fileno=int(sys.argv[4]))
     inputs = [a for a in meta["arguments"] if a["role"] in ("input", "parameter", "buffer")]
     outputs = [a for a in meta["arguments"] if a["role"] == "output"]
-    while stdin.read(1):  # a call's inputs are in place; end of input: the reference's process ended
+    while channel.recv(1):  # a call's inputs are in place; end of input: the reference's process ended
         tensors = []
         for argument in inputs:
             tensor = views[argument["name"]]
@@ -110,8 +114,7 @@ def main():
             # the workers on the same GPU: what this call allocated (GBs at KernelBench's sizes) is given back.
             tensors = forward_inputs = result = results = tensor = rounded = None
             torch.cuda.empty_cache()
-        stdout.write(b"\x01")
-        stdout.flush()
+        channel.sendall(b"\x01")
 
 
 if __name__ == "__main__":

@@ -1,6 +1,10 @@
 # A reduction over one dimension, the dimension baked from get_init_inputs().
+# It prints, at import and in every forward, as problems written for a quick
+# look do: neither the importer's probe nor the reference's protocol may read it.
 import torch
 import torch.nn as nn
+
+print("2_sum_over_dim: imported")
 
 
 class Model(nn.Module):
@@ -9,6 +13,7 @@ class Model(nn.Module):
         self.dim = dim
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
+        print("2_sum_over_dim: forward over", tuple(x.shape))
         return torch.sum(x, dim=self.dim, keepdim=True)
 
 
