@@ -101,6 +101,15 @@ std::vector<Argument> parseArguments(const char *text) {
   return arguments;
 }
 
+// LibTorch's errors carry a C++ backtrace after their message: the message
+// alone, so that the reason (out of memory, a corrupt graph) is what a
+// worker's stderr tail and the judge's verdict show.
+std::string reasonOf(const std::exception &failure) {
+  if (const auto *error = dynamic_cast<const c10::Error *>(&failure))
+    return error->what_without_backtrace();
+  return failure.what();
+}
+
 at::Tensor wrap(const Graph &graph, const Argument &argument, void *pointer) {
   return at::from_blob(pointer, argument.shape, at::TensorOptions().dtype(argument.type).device(graph.device));
 }
@@ -258,7 +267,7 @@ bool openGraph(Graph &graph) {
     graph.openError.clear();
     return true;
   } catch (const std::exception &failure) {
-    graph.openError = std::string("the eager baseline cannot open its graph: ") + failure.what();
+    graph.openError = std::string("the eager baseline cannot open its graph: ") + reasonOf(failure);
     return false;
   }
 }
@@ -333,7 +342,7 @@ CUDAPERF_EAGER_EXPORT int cudaperf_eager_call(int handle, void *const *pointers,
     call(*graph, pointers);
     return 0;
   } catch (const std::exception &failure) {
-    say(error, errorBytes, std::string("the eager baseline failed: ") + failure.what());
+    say(error, errorBytes, std::string("the eager baseline failed: ") + reasonOf(failure));
     poison(*graph, pointers);
     return -1;
   }

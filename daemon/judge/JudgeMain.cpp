@@ -362,8 +362,15 @@ private:
                                                                                 : json::string("no worker")));
     }
     if (status != "ok") {
+      // What the baseline's worker printed comes first: an eager baseline that could not run (out of GPU
+      // memory at KernelBench's sizes, say) says why there, and poisons its outputs (a wrong_answer here).
+      std::string said;
+      if (const json::value *sandbox = answer.if_contains("sandbox"); sandbox && sandbox->is_object())
+        if (const json::value *tail = sandbox->as_object().if_contains("stderr_tail");
+            tail && tail->is_string() && !tail->as_string().empty())
+          said = "its worker's stderr ends: " + std::string(tail->as_string()) + "; ";
       state.baselineProblem =
-          "the task's GPU baseline failed its own evaluation (" + status + "): " + json::serialize(answer);
+          "the task's GPU baseline failed its own evaluation (" + status + "): " + said + json::serialize(answer);
       return;
     }
     if (evaluation.expectedSeed != 0 && !checkedBefore)

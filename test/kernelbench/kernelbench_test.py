@@ -269,9 +269,12 @@ try:
                                                   "static const unsigned char kGraph[] = {0x50, 0x4b, 0x03, 0x04,", 1))
         answer = judged("kb_1_relu", os.path.join(candidates, "relu_ok.so"), environment, seed="8",
                         baseline=eager_baseline("kb_1_relu", broken_shim))
-        check(answer["status"] == "bad_task" and "eager" in answer.get("error", ""),
-              "an eager baseline whose graph cannot open is bad_task, not the candidate's (%s: %s)" % (
-                  answer["status"], answer.get("error", "")[:300]))
+        # Its reason first, from the baseline worker's stderr, before the long answer that poisoned outputs give.
+        reason = answer.get("error", "")[:600]
+        check(answer["status"] == "bad_task" and "its worker's stderr ends:" in reason and
+              "cannot open its graph" in reason,
+              "an eager baseline whose graph cannot open is bad_task, not the candidate's, and says why first "
+              "(%s: %s)" % (answer["status"], reason[:300]))
 finally:
     shutil.rmtree(work, ignore_errors=True)
 
