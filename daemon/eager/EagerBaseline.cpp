@@ -21,6 +21,7 @@
 #include <torch/cuda.h>
 #ifdef CUDAPERF_EAGER_CUDA
 #include <c10/cuda/CUDACachingAllocator.h>
+#include <cuda_runtime_api.h>
 #endif
 #include <torch/script.h>
 
@@ -226,6 +227,46 @@ void writeIntoOutputsIfSame(Graph &graph) {
   }
 }
 
+// Zeroed buffers of every argument for the warm-up calls: on the GPU from
+// cudaMalloc, not PyTorch's caching allocator (freed, its blocks would stay
+// reserved in it); on the host (or a LibTorch without CUDA) as tensors.
+struct WarmUpArguments {
+  std::vector<at::Tensor> tensors;
+  std::vector<void *> pointers;
+  std::vector<void *> device;
+  explicit WarmUpArguments(const Graph &graph) {
+    for (const Argument &argument : graph.arguments) {
+#ifdef CUDAPERF_EAGER_CUDA
+      if (graph.device.is_cuda()) {
+        std::size_t bytes = c10::elementSize(argument.type);
+        for (const int64_t extent : argument.shape)
+          bytes *= static_cast<std::size_t>(extent);
+        void *pointer = nullptr;
+        if (cudaMalloc(&pointer, std::max<std::size_t>(bytes, 1)) != cudaSuccess ||
+            cudaMemset(pointer, 0, bytes) != cudaSuccess) {
+          if (pointer)
+            cudaFree(pointer);
+          cudaGetLastError(); // not left for the next CUDA call to report
+          throw std::runtime_error("no GPU memory for the warm-up's arguments (" + std::to_string(bytes) + " bytes)");
+        }
+        device.push_back(pointer);
+        pointers.push_back(pointer);
+        continue;
+      }
+#endif
+      tensors.push_back(at::zeros(argument.shape, at::TensorOptions().dtype(argument.type).device(graph.device)));
+      pointers.push_back(tensors.back().data_ptr());
+    }
+  }
+  WarmUpArguments(const WarmUpArguments &) = delete;
+  ~WarmUpArguments() {
+#ifdef CUDAPERF_EAGER_CUDA
+    for (void *pointer : device)
+      cudaFree(pointer);
+#endif
+  }
+};
+
 // Loads the graph and warms it up; false with openError set when it cannot
 // (a transient failure, out of memory while a killed worker's memory comes
 // back, is retried at the next call rather than kept for the process's life).
@@ -239,31 +280,29 @@ bool openGraph(Graph &graph) {
     graph.module = torch::jit::load(stream, graph.device);
     graph.module.eval();
     writeIntoOutputsIfSame(graph);
-    // Two calls on zeros (a valid index, a finite value everywhere): the
-    // libraries' handles, workspaces and lazily loaded kernels are made
-    // now, in the load, not in the first timed call. On the GPU the
-    // allocator's reserve is given back below; what a call allocates again
-    // (an output that is copied, not written in place) the judge's warm-up
-    // calls take before any timed one.
-    std::vector<at::Tensor> warm;
-    std::vector<void *> pointers;
-    for (const Argument &argument : graph.arguments) {
-      warm.push_back(at::zeros(argument.shape, at::TensorOptions().dtype(argument.type).device(graph.device)));
-      pointers.push_back(warm.back().data_ptr());
-    }
-    for (int i = 0; i < 2; ++i)
-      call(graph, pointers.data());
-    warm.clear();
+#ifdef CUDAPERF_EAGER_CUDA
+    // That check held several copies of every argument (6.4 GB a tensor at
+    // KernelBench's largest sizes); the caching allocator would keep them
+    // reserved for the worker's life, beside the judge's buffers on the
+    // same GPU. Given back before the warm-up.
     if (graph.device.is_cuda()) {
       torch::cuda::synchronize();
-#ifdef CUDAPERF_EAGER_CUDA
-      // The check above and the warm-up held several copies of every
-      // argument; the caching allocator would keep them reserved for the
-      // worker's life. At KernelBench's largest sizes (6.4 GB a tensor) that
-      // is tens of GB the judge's own buffers need on the same GPU.
       c10::cuda::CUDACachingAllocator::emptyCache();
-#endif
     }
+#endif
+    // Two calls on zeros (a valid index, a finite value everywhere): the
+    // libraries' handles, workspaces and lazily loaded kernels are made
+    // now, in the load, not in the first timed call, and what a call
+    // allocates (its intermediates, an output that is copied) stays in the
+    // caching allocator for the calls to come: a candidate that fills the
+    // GPU's memory cannot starve them. The arguments themselves are
+    // allocated outside that cache on the GPU (the calls get the judge's
+    // buffers), so that it keeps what a call needs and not them.
+    WarmUpArguments warm(graph);
+    for (int i = 0; i < 2; ++i)
+      call(graph, warm.pointers.data());
+    if (graph.device.is_cuda())
+      torch::cuda::synchronize();
     graph.openError.clear();
     return true;
   } catch (const std::exception &failure) {
