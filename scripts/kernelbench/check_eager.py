@@ -10,6 +10,7 @@ run (the reason is printed). One row per task, then a total.
 
 usage: check_eager.py TASKS_DIR --evaluate CUDAPERF_EVALUATE [--eager LIBCUDAPERF_EAGER]
                       [--device cuda|none] [--reference-device cpu|cuda] [--jobs N] [--memory-gb G]
+                      [--gpu-memory-gb G]
                       [--wall SECONDS] [--timeout SECONDS]
 (--eager defaults to libcudaperf-eager.so beside cudaperf-evaluate; --device
 none for --memory host imports.) Exit status 0 when every baseline passed.
@@ -42,17 +43,33 @@ def build(source, out, *flags):
 HOST_COPIES = 6
 
 
-def host_footprint(spec):
+# GPU copies of the arguments one evaluation of a device task holds at its peak: the judge's shared
+# buffers (inputs and outputs), the reference's tensors where it computes on the GPU, and an eager
+# worker's open, whose check of in-place outputs holds about four copies before it gives them back. On an
+# 80 GB card two evaluations of level 1's elementwise problems (6.4 GB a tensor) at once left eager's
+# outputs NaN (docs/kernelbench.md).
+DEVICE_COPIES = 8
+
+
+def argument_bytes(spec):
     total = 0
     for argument in spec["kernelbench"]["arguments"]:
         count = 1
         for extent in argument["shape"]:
             count *= extent
         total += count * ELEMENT_TYPES[argument.get("dtype", "float32")][2]
-    return HOST_COPIES * total
+    return total
 
 
-class HostMemory:
+def host_footprint(spec):
+    return HOST_COPIES * argument_bytes(spec)
+
+
+def device_footprint(spec):
+    return DEVICE_COPIES * argument_bytes(spec) if spec.get("memory") == "device" else 0
+
+
+class MemoryBudget:
     """Evaluations start while their estimated footprints fit the budget (one always may, alone)."""
 
     def __init__(self, budget):
@@ -74,6 +91,16 @@ class HostMemory:
         return Held()
 
 
+def gpu_memory():
+    """The first GPU's memory in bytes (nvidia-smi), or None where there is none."""
+    try:
+        out = subprocess.run(["nvidia-smi", "--query-gpu=memory.total", "--format=csv,noheader,nounits", "-i", "0"],
+                             capture_output=True, text=True, timeout=30)
+        return int(out.stdout.split()[0]) << 20 if out.returncode == 0 and out.stdout.strip() else None
+    except (OSError, ValueError, subprocess.TimeoutExpired):
+        return None
+
+
 def available_memory():
     for line in open("/proc/meminfo"):
         if line.startswith("MemAvailable:"):
@@ -81,10 +108,10 @@ def available_memory():
     return 16 << 30
 
 
-def check(task_dir, work, args, memory):
+def check(task_dir, work, args, host, device):
     name = os.path.basename(task_dir.rstrip("/"))
     spec = json.load(open(os.path.join(task_dir, "task.json")))
-    with memory(host_footprint(spec)):
+    with host(host_footprint(spec)), device(device_footprint(spec)):
         return evaluate(name, spec, task_dir, work, args)
 
 
@@ -101,7 +128,7 @@ def evaluate(name, spec, task_dir, work, args):
     command = [args.evaluate, "--task", task_dir, "--reference", reference, "--candidate", candidate, "--baseline",
                eager, "--device", args.device, "--runs", "10", "--warmup", "2", "--wall", str(args.wall)]
     # A session of its own: on a timeout the reference's Python (forked by reference.c, GBs of memory) goes
-    # too, not only cudaperf-evaluate, before HostMemory gives its share to the next evaluation.
+    # too, not only cudaperf-evaluate, before the memory budgets give its share to the next evaluation.
     process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                                start_new_session=True,
                                env=dict(os.environ, CUDAPERF_REFERENCE_DEVICE=args.reference_device))
@@ -144,6 +171,8 @@ def main():
     parser.add_argument("--jobs", type=int, default=1, help="evaluations at once, while their host memory fits")
     parser.add_argument("--memory-gb", type=float, help="host memory the evaluations may hold together "
                         "(default: 70%% of what is available)")
+    parser.add_argument("--gpu-memory-gb", type=float, help="GPU memory the evaluations of device tasks may hold "
+                        "together (default: 90%% of the first GPU's)")
     parser.add_argument("--wall", type=float, default=600, help="seconds an evaluation may take (the judge's limit)")
     parser.add_argument("--timeout", type=float, default=1800)
     args = parser.parse_args()
@@ -153,10 +182,13 @@ def main():
     # Outside /tmp: the judge's workers have a private one and must read the libraries.
     work = tempfile.mkdtemp(prefix="check-eager-", dir=os.getcwd())
     os.chmod(work, 0o755)
-    memory = HostMemory(args.memory_gb * (1 << 30) if args.memory_gb else 0.7 * available_memory())
+    host = MemoryBudget(args.memory_gb * (1 << 30) if args.memory_gb else 0.7 * available_memory())
+    card = gpu_memory() if args.device == "cuda" else None
+    device = MemoryBudget(args.gpu_memory_gb * (1 << 30) if args.gpu_memory_gb else
+                          0.9 * card if card else float("inf"))
     rows = []
     with concurrent.futures.ThreadPoolExecutor(max(1, args.jobs)) as pool:
-        for row in pool.map(lambda t: check(t, work, args, memory), tasks):
+        for row in pool.map(lambda t: check(t, work, args, host, device), tasks):
             rows.append(row)
             print("%-50s %s  %s" % (row[0], "pass" if row[1] else "FAIL", row[2]), flush=True)
     passed = sum(1 for r in rows if r[1])

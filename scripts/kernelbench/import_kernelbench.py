@@ -620,8 +620,9 @@ static int startServer(void) {
     setsid();
     const int socketEnd = fcntl(pair[1], F_DUPFD, 10), memoryFile = fcntl(memory, F_DUPFD, 10);
     const int nothing = open("/dev/null", O_RDONLY | O_CLOEXEC);
-    if (socketEnd < 0 || memoryFile < 0 || nothing < 0 || dup2(nothing, 0) < 0 || dup2(2, 1) < 0 ||
-        dup2(memoryFile, 3) < 0 || dup2(socketEnd, 4) < 0)
+    if (socketEnd < 0 || memoryFile < 0 || nothing < 0 || dup2(nothing, 0) < 0 ||
+        (dup2(2, 1) < 0 && dup2(nothing, 1) < 0) /* a caller without a stderr */ || dup2(memoryFile, 3) < 0 ||
+        dup2(socketEnd, 4) < 0)
       _exit(127);
     if (close_range(5, ~0U, 0) != 0) /* none of the caller's files (its store, its sockets) */
       _exit(127);
