@@ -230,40 +230,56 @@ void writeIntoOutputsIfSame(Graph &graph) {
 // Zeroed buffers of every argument for the warm-up calls: on the GPU from
 // cudaMalloc, not PyTorch's caching allocator (freed, its blocks would stay
 // reserved in it); on the host (or a LibTorch without CUDA) as tensors.
-struct WarmUpArguments {
+class WarmUpArguments {
+public:
   std::vector<at::Tensor> tensors;
   std::vector<void *> pointers;
   std::vector<void *> device;
   explicit WarmUpArguments(const Graph &graph) {
-    for (const Argument &argument : graph.arguments) {
-#ifdef CUDAPERF_EAGER_CUDA
-      if (graph.device.is_cuda()) {
-        std::size_t bytes = c10::elementSize(argument.type);
-        for (const int64_t extent : argument.shape)
-          bytes *= static_cast<std::size_t>(extent);
-        void *pointer = nullptr;
-        if (cudaMalloc(&pointer, std::max<std::size_t>(bytes, 1)) != cudaSuccess ||
-            cudaMemset(pointer, 0, bytes) != cudaSuccess) {
-          if (pointer)
-            cudaFree(pointer);
-          cudaGetLastError(); // not left for the next CUDA call to report
-          throw std::runtime_error("no GPU memory for the warm-up's arguments (" + std::to_string(bytes) + " bytes)");
-        }
-        device.push_back(pointer);
-        pointers.push_back(pointer);
-        continue;
-      }
-#endif
-      tensors.push_back(at::zeros(argument.shape, at::TensorOptions().dtype(argument.type).device(graph.device)));
-      pointers.push_back(tensors.back().data_ptr());
+    try {
+      for (const Argument &argument : graph.arguments)
+        add(graph, argument);
+    } catch (...) { // no destructor runs for a constructor that throws: what was allocated goes here
+      release();
+      throw;
     }
   }
   WarmUpArguments(const WarmUpArguments &) = delete;
-  ~WarmUpArguments() {
+  ~WarmUpArguments() { release(); }
+
+private:
+  void add(const Graph &graph, const Argument &argument) {
+#ifdef CUDAPERF_EAGER_CUDA
+    if (graph.device.is_cuda()) {
+      std::size_t bytes = c10::elementSize(argument.type);
+      for (const int64_t extent : argument.shape)
+        bytes *= static_cast<std::size_t>(extent);
+      device.reserve(device.size() + 1); // the push below cannot throw after the allocation
+      void *pointer = nullptr;
+      cudaError_t status = cudaMalloc(&pointer, std::max<std::size_t>(bytes, 1));
+      if (status == cudaSuccess)
+        status = cudaMemset(pointer, 0, bytes);
+      if (status != cudaSuccess) {
+        if (pointer)
+          cudaFree(pointer);
+        cudaGetLastError(); // not left for the next CUDA call to report
+        throw std::runtime_error("the warm-up's arguments (" + std::to_string(bytes) +
+                                 " bytes): " + cudaGetErrorString(status));
+      }
+      device.push_back(pointer);
+      pointers.push_back(pointer);
+      return;
+    }
+#endif
+    tensors.push_back(at::zeros(argument.shape, at::TensorOptions().dtype(argument.type).device(graph.device)));
+    pointers.push_back(tensors.back().data_ptr());
+  }
+  void release() {
 #ifdef CUDAPERF_EAGER_CUDA
     for (void *pointer : device)
       cudaFree(pointer);
 #endif
+    device.clear();
   }
 };
 
@@ -280,6 +296,14 @@ bool openGraph(Graph &graph) {
     graph.module = torch::jit::load(stream, graph.device);
     graph.module.eval();
     writeIntoOutputsIfSame(graph);
+    // The check's last outputs are still the in-place attributes: let them go
+    // too (each call sets its own before the forward), for empty tensors of
+    // their type (an undefined one would break the graph executor).
+    for (std::size_t i = 0; i < graph.writtenInPlace.size(); ++i)
+      if (graph.writtenInPlace[i]) {
+        const std::string name = cudaperf::eager::outputAttribute(i);
+        graph.module.setattr(name, graph.module.attr(name).toTensor().new_empty({0}));
+      }
 #ifdef CUDAPERF_EAGER_CUDA
     // That check held several copies of every argument (6.4 GB a tensor at
     // KernelBench's largest sizes); the caching allocator would keep them

@@ -75,6 +75,9 @@ std::vector<bool> writeIntoOutputs(jit::Module &module, const std::vector<at::Te
     if (!into->maybeOperator() || into->getOperator().schema().overload_name() != overload->schema().overload_name()) {
       into->destroy(); // resolves to another overload: left as it was
       buffer->destroy();
+      // The attribute stays (registered), but not the output-sized tensor: an empty one of its type (an
+      // undefined tensor would break the graph executor, which looks at every tensor attribute).
+      module.setattr(outputAttribute(i), outputs[i].new_empty({0}));
       continue;
     }
     result->replaceAllUsesWith(into->output());

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <new>
+#include <sched.h>
 #include <system_error>
 #include <thread>
 #include <vector>
@@ -15,8 +16,13 @@ constexpr std::uint64_t kElementsPerThread = std::uint64_t{1} << 22;
 
 void drawIntoHostInParallel(unsigned char *at, std::uint64_t count, const DrawSpec &spec, std::uint64_t key,
                             unsigned threads) {
-  if (threads == 0)
-    threads = std::max(1u, std::thread::hardware_concurrency());
+  if (threads == 0) { // the cores this process may run on (the daemon pins itself), not every online one
+    cpu_set_t allowed;
+    CPU_ZERO(&allowed);
+    threads = sched_getaffinity(0, sizeof allowed, &allowed) == 0 ? static_cast<unsigned>(CPU_COUNT(&allowed))
+                                                                  : std::thread::hardware_concurrency();
+    threads = std::max(1u, threads);
+  }
   const std::uint64_t useful = (count + kElementsPerThread - 1) / kElementsPerThread;
   threads = static_cast<unsigned>(std::min<std::uint64_t>(threads, useful));
   if (spec.kind == Kind::Offsets || threads <= 1) {

@@ -184,6 +184,9 @@ def main():
     os.chmod(work, 0o755)
     host = MemoryBudget(args.memory_gb * (1 << 30) if args.memory_gb else 0.7 * available_memory())
     card = gpu_memory() if args.device == "cuda" else None
+    if args.device == "cuda" and not card and not args.gpu_memory_gb:
+        print("NOTE no GPU memory reading (nvidia-smi): device tasks are admitted by --jobs alone; "
+              "--gpu-memory-gb sets the budget", file=sys.stderr, flush=True)
     device = MemoryBudget(args.gpu_memory_gb * (1 << 30) if args.gpu_memory_gb else
                           0.9 * card if card else float("inf"))
     rows = []
