@@ -27,7 +27,7 @@ import tempfile
 import threading
 import time
 
-from import_kernelbench import ELEMENT_TYPES  # beside this file: torch's name -> (type, C type, bytes)
+from import_kernelbench import ELEMENT_TYPES, numel  # beside this file: torch's name -> (type, C type, bytes)
 
 
 def build(source, out, *flags):
@@ -52,13 +52,8 @@ DEVICE_COPIES = 8
 
 
 def argument_bytes(spec):
-    total = 0
-    for argument in spec["kernelbench"]["arguments"]:
-        count = 1
-        for extent in argument["shape"]:
-            count *= extent
-        total += count * ELEMENT_TYPES[argument.get("dtype", "float32")][2]
-    return total
+    return sum(numel(argument["shape"]) * ELEMENT_TYPES[argument.get("dtype", "float32")][2]
+               for argument in spec["kernelbench"]["arguments"])
 
 
 def host_footprint(spec):

@@ -117,6 +117,8 @@ try:
         return out
 
     cases = [("kb_1_relu", "relu_ok.c", "ok"), ("kb_1_relu", "relu_wrong.c", "wrong_answer"),
+             # Hostile: hunts for the reference's shared memory in every process it can see.
+             ("kb_1_relu", "relu_find_reference_memory.c", "ok"),
              ("kb_2_sum_over_dim", "sum_ok.c", "ok"), ("kb_3_matmul", "matmul_ok.c", "ok"),
              ("kb_4_conv2d", "conv_ok.c", "ok"), ("kb_4_conv2d", "conv_no_bias.c", "wrong_answer"),
              ("kb_5_linear_gelu_scale", "linear_gelu_ok.c", "ok"),
@@ -155,6 +157,9 @@ try:
         return answers[0] if answers else {"status": "no answer", "error": out.stderr[-500:]}
 
     against_eager = {"relu_wrong.c", "argmax_int32.c", "half_relu_as_float.c"}
+    # Judged with the reference as the timed calls' oracle: the judge loads reference.c, so its shared memory is
+    # mapped in the judge and open in the reference's Python server while the candidate runs.
+    against_reference = {"relu_find_reference_memory.c"}
     imported = sorted(name for name in os.listdir(tasks) if os.path.exists(os.path.join(tasks, name, "task.json")))
     if eager_runtime:
         traced = [name for name in imported if os.path.exists(os.path.join(tasks, name, "baseline_eager.c"))]
@@ -166,7 +171,7 @@ try:
         # reference checks eager itself, on a seed of its own). Most wrong ones are judged without it here
         # (each eager evaluation costs two workers that load LibTorch), where the CPU reference catches them;
         # those in against_eager are caught by eager: a sign, an integer width, a half rounding.
-        eager = expected == "ok" or source in against_eager
+        eager = (expected == "ok" or source in against_eager) and source not in against_reference
         answer = judged(task, library, environment, eager=eager)
         correctness = answer.get("correctness", {})
         check(answer["status"] == expected, "%s with %s: %s (expected %s; %s of %s tests; %s)" % (
@@ -177,12 +182,27 @@ try:
                   "%s with %s: correctness tests checked against %s" % (task, source,
                                                                         correctness.get("expected_from")))
         timing = answer.get("timing", {})
-        if eager_runtime and expected == "ok":
+        if eager_runtime and expected == "ok" and eager:
             eager = timing.get("gpu_baseline", {}).get("median_ms", 0)
             check(eager > 0 and timing.get("speedup_gpu", 0) > 0 and
                   timing.get("verified_calls", 0) >= timing.get("timed_calls", 1),
                   "%s: timed against PyTorch eager (%.4f ms, speedup %.2f), every timed call verified by it" % (
                       task, eager, timing.get("speedup_gpu", 0)))
+
+    # The hunter's control: in this process, with the reference loaded and called once (its memory file mapped
+    # here, open in its server, a child of this process), it finds the memory; in a worker (above) it found none.
+    import ctypes
+    import _ctypes
+    os.environ["CUDAPERF_PYTHON"] = python
+    reference_library = ctypes.CDLL(os.path.join(refs, "kb_1_relu.so"))
+    x, y = (ctypes.c_float * (16 * 1024))(*([0.5] * (16 * 1024))), (ctypes.c_float * (16 * 1024))()
+    getattr(reference_library, "kb_1_relu")(x, y, *([None] * 10))
+    hunter = ctypes.CDLL(os.path.join(candidates, "relu_find_reference_memory.so"))
+    seen = hunter.hostile_reference_memories()
+    _ctypes.dlclose(reference_library._handle)  # the server and its memory go with the library
+    check(y[0] == 0.5 and seen >= 1 and hunter.hostile_reference_memories() == 0,
+          "control: the hunter finds the reference's shared memory where it is in reach (%d processes), "
+          "and none once the reference is unloaded" % seen)
 
     # No Python where the reference runs: every output NaN, the task's own verdict.
     broken = dict(environment, CUDAPERF_PYTHON="/nonexistent/python3")
