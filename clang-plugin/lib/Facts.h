@@ -104,6 +104,17 @@ struct LaunchFact {
   unsigned order = 0; // position among host events of its function
 };
 
+// A launch reached from the task's entry with its parameters bound to the
+// benchmark size (EntryLaunches.h), whose grid and block evaluated.
+struct EntryLaunchFact {
+  const clang::FunctionDecl *kernel = nullptr; // canonical declaration
+  std::string kernelName;
+  clang::SourceLocation loc;
+  std::int64_t blocks = 0;          // grid.x * grid.y * grid.z
+  std::int64_t threadsPerBlock = 0; // block.x * block.y * block.z
+  unsigned loopDepth = 0;           // loops around it, in the entry and the launchers it called
+};
+
 struct TransferFact {
   clang::SourceLocation loc;
   std::string function;
@@ -124,6 +135,9 @@ struct TranslationUnitFacts {
   SymbolTable symbols;
   std::vector<KernelFacts> kernels;
   std::vector<LaunchFact> launches;
+  std::vector<EntryLaunchFact> entryLaunches;
+  // Why no entry launch could be sized: no entry asked for, or what was missing.
+  std::string entryLaunchesProblem;
   std::vector<TransferFact> transfers;
   std::vector<DeviceSyncFact> deviceSyncs;
   std::vector<std::string> skippedIncludes;

@@ -2,6 +2,7 @@
 
 #include "AnalysisContext.h"
 #include "CompilerBranches.h"
+#include "EntryLaunches.h"
 #include "HostAnalysis.h"
 #include "IndexAnalysis.h"
 #include "rules/FeatureRule.h"
@@ -150,6 +151,7 @@ TranslationUnitReport analyzeTranslationUnit(ASTContext &ast, const AnalysisOpti
   }
   for (const FunctionDecl *host : collector.hosts)
     collectHostFacts(ast, host, facts);
+  collectEntryLaunches(ast, collector.hosts, options, facts);
 
   TranslationUnitReport report;
   report.file = mainFileName(ast.getSourceManager());

@@ -37,6 +37,14 @@ public:
         options_.skipMissingIncludes = false;
       } else if (value == "timing") {
         options_.printTiming = true;
+      } else if (value.consume_front("entry=")) {
+        options_.entry = value.str();
+      } else if (value.consume_front("entry-args=")) {
+        auto values = cudaperf::parseEntryArguments(value);
+        if (!values)
+          return error(diagnostics,
+                       "cudaperf: entry-args must be integers or _ separated by commas, not '" + value.str() + "'");
+        options_.entryArguments = std::move(*values);
       } else if (value == "device-pass") {
         reportDevicePass_ = true;
       } else if (value == "help") {
@@ -48,6 +56,9 @@ public:
                         "  arch=sm_80|sm_90   target of the theoretical occupancy (default sm_90)\n"
                         "  keep-missing-includes  fail on missing includes instead of skipping them\n"
                         "  device-pass        report from the device pass (for --cuda-device-only)\n"
+                        "  entry=NAME         the task's entry function: size the launches it makes\n"
+                        "  entry-args=V,...   its parameters' values at the task's size (integers, _ for\n"
+                        "                     pointers and the rest): the blocks and threads features\n"
                         "  timing             print the analysis time on stderr\n";
       } else {
         return error(diagnostics, "cudaperf: unknown plugin argument '" + arg + "' (try help)");

@@ -71,9 +71,17 @@ bool writeAll(int fd, const std::string &text) {
 }
 
 json::object analyze(const std::string &source, const std::string &file, const std::string &arch,
-                     const std::map<std::string, std::string> &headers, const std::vector<std::string> &args) {
+                     const json::object &request, const std::map<std::string, std::string> &headers,
+                     const std::vector<std::string> &args) {
   cudaperf::AnalysisOptions options;
   options.arch = arch;
+  // {"entry": NAME, "entry_args": [int|null, ...]}: the task's entry at its benchmark size.
+  if (const auto *entry = request.if_contains("entry"); entry && entry->is_string())
+    options.entry = std::string(entry->get_string());
+  if (const auto *values = request.if_contains("entry_args"); values && values->is_array())
+    for (const json::value &value : values->get_array())
+      options.entryArguments.push_back(value.is_int64() ? std::optional<std::int64_t>(value.get_int64())
+                                                        : std::nullopt);
   if (auto known = headers.find(arch); known != headers.end())
     options.precompiledHeader = known->second;
   if (auto known = headers.find(arch + ":device"); known != headers.end())
@@ -145,7 +153,8 @@ int main(int argc, char **argv) {
       const json::value *value = object->if_contains(key);
       return value && value->is_string() ? std::string(value->get_string()) : std::string(fallback);
     };
-    const json::object answer = analyze(source, text("file", "kernel.cu"), text("arch", "sm_90"), headers, args);
+    const json::object answer =
+        analyze(source, text("file", "kernel.cu"), text("arch", "sm_90"), *object, headers, args);
     if (!writeAll(kChannel, json::serialize(answer) + "\n"))
       return 3;
   }

@@ -5,6 +5,7 @@
 //   cudaperf-features a.cu b.cu                    a JSON array, one report per file
 //   cudaperf-features -p build/ src/k.cu           flags from the compilation database
 //   cudaperf-features k.cu -- -I include -DN=4     explicit flags
+//   cudaperf-features --entry relu --entry-args _,_,67108864 k.cu   launches sized at a task's benchmark size
 #include "CacheHintIntrinsics.h"
 #include "FeatureAction.h"
 #include "cudaperf/contracts/ReportJson.h"
@@ -34,6 +35,13 @@ llvm::cl::opt<std::string> arch("arch", llvm::cl::desc("Target of the theoretica
 llvm::cl::opt<bool> keepMissingIncludes("keep-missing-includes",
                                         llvm::cl::desc("Fail on missing includes instead of skipping them"),
                                         llvm::cl::cat(category));
+
+llvm::cl::opt<std::string> entry("entry", llvm::cl::desc("The task's entry function: size the launches it makes"),
+                                 llvm::cl::init(""), llvm::cl::cat(category));
+llvm::cl::opt<std::string> entryArgs("entry-args",
+                                     llvm::cl::desc("Its parameters' values at the task's size, by position "
+                                                    "(integers, _ for pointers and the rest): 8388608,_,_"),
+                                     llvm::cl::init(""), llvm::cl::cat(category));
 
 class FeatureActionFactory : public clang::tooling::FrontendActionFactory {
 public:
@@ -80,6 +88,14 @@ int main(int argc, const char **argv) {
   options.arch = arch;
   options.emitWarnings = warn;
   options.skipMissingIncludes = !keepMissingIncludes;
+  options.entry = entry;
+  if (auto values = cudaperf::parseEntryArguments(entryArgs)) {
+    options.entryArguments = std::move(*values);
+  } else {
+    llvm::errs() << "cudaperf-features: --entry-args must be integers or _ separated by commas, not '" << entryArgs
+                 << "'\n";
+    return 2;
+  }
 
   clang::tooling::ClangTool tool(parser->getCompilations(), parser->getSourcePathList());
   const std::vector<std::string> analysisArgs = cudaperf::analysisCompilerArgs(options, {});

@@ -166,6 +166,15 @@ json::object launchToJson(const LaunchSite &launch) {
           {"loop_depth", launch.loopDepth}};
 }
 
+json::object entryLaunchToJson(const EntryLaunch &launch) {
+  return {{"kernel", launch.kernel},
+          {"location", launch.location},
+          {"blocks", launch.blocks},
+          {"threads_per_block", launch.threadsPerBlock},
+          {"threads", launch.blocks * launch.threadsPerBlock},
+          {"loop_depth", launch.loopDepth}};
+}
+
 json::object hostToJson(const HostSummary &host) {
   json::array transfers;
   for (const auto &transfer : host.transfers)
@@ -327,6 +336,9 @@ json::value reportToJson(const TranslationUnitReport &report) {
     kernels.push_back(kernelToJson(kernel));
   for (const auto &launch : report.launches)
     launches.push_back(launchToJson(launch));
+  json::array entryLaunches;
+  for (const auto &launch : report.entryLaunches)
+    entryLaunches.push_back(entryLaunchToJson(launch));
   json::array branches;
   for (const auto &branch : report.compilerBranches)
     branches.push_back(json::object{{"macro", branch.macro}, {"line", branch.line}, {"side", branch.side}});
@@ -342,6 +354,12 @@ json::value reportToJson(const TranslationUnitReport &report) {
                    {"errors", report.errors},
                    {"diagnostics", diagnosticsToJson(report.diagnostics)},
                    {"compiler_branches", std::move(branches)}};
+  if (!report.entry.empty()) {
+    out["entry"] = report.entry;
+    out["entry_launches"] = std::move(entryLaunches);
+    if (!report.entryLaunchesProblem.empty())
+      out["entry_launches_problem"] = report.entryLaunchesProblem;
+  }
   if (report.devicePassFeatures)
     out["device_pass"] = json::object{{"features", featuresToJson(*report.devicePassFeatures)},
                                       {"features_unknown", unknownFeaturesToJson(*report.devicePassFeatures)},

@@ -127,6 +127,16 @@ std::string reportToText(const TranslationUnitReport &report) {
           << "  shared=" << (launch.dynamicSharedBytes ? std::to_string(*launch.dynamicSharedBytes) : "?")
           << (launch.loopDepth ? "  (in loop)" : "") << "  @" << launch.location << "\n";
   }
+  if (!report.entry.empty()) {
+    out << "\nlaunches of " << report.entry << " at the task's size:";
+    if (report.entryLaunches.empty())
+      out << " none (" << report.entryLaunchesProblem << ")";
+    out << "\n";
+    for (const auto &launch : report.entryLaunches)
+      out << "  " << launch.kernel << "  blocks=" << launch.blocks << "  tpb=" << launch.threadsPerBlock
+          << "  threads=" << launch.blocks * launch.threadsPerBlock << (launch.loopDepth ? "  (in loop)" : "") << "  @"
+          << launch.location << "\n";
+  }
   if (!report.host.transfers.empty()) {
     out << "transfers:\n";
     for (const auto &transfer : report.host.transfers)

@@ -318,6 +318,22 @@ TaskSpec parseTask(const std::string &taskJson, const std::string &folderName) {
   return buildTask(taskJson, folderName, "task.json", nullptr);
 }
 
+std::vector<std::optional<std::int64_t>> benchmarkEntryArguments(const TaskSpec &task) {
+  std::vector<std::optional<std::int64_t>> values;
+  for (const ArgumentSpec &arg : task.args) {
+    std::optional<std::int64_t> value;
+    if (!arg.pointer && !isFloating(arg.type)) {
+      try {
+        value = evaluateSizeExpression(arg.value, task.benchmarkSize);
+      } catch (const TaskError &) {
+        // loadTask checked every scalar against its sizes: not reached for a loaded task
+      }
+    }
+    values.push_back(value);
+  }
+  return values;
+}
+
 std::size_t distributionCount(const TaskSpec &task) {
   std::size_t count = 1;
   for (const auto &arg : task.args)

@@ -121,13 +121,21 @@ void AnalysisPool::release(std::unique_ptr<Server> server) {
   changed_.notify_one();
 }
 
-json::object AnalysisPool::analyze(const std::string &source, const std::string &fileName, const std::string &arch) {
+json::object AnalysisPool::analyze(const std::string &source, const std::string &fileName, const std::string &arch,
+                                   const EntryBinding &entry) {
   std::string error;
   std::unique_ptr<Server> server = acquire(error);
   if (!server)
     return {{"error", "the analysis server could not be started: " + error}};
-  const std::string header =
-      json::serialize(json::object{{"source_bytes", source.size()}, {"file", fileName}, {"arch", arch}}) + "\n";
+  json::object request{{"source_bytes", source.size()}, {"file", fileName}, {"arch", arch}};
+  if (!entry.entry.empty()) {
+    json::array arguments;
+    for (const auto &value : entry.arguments)
+      arguments.push_back(value ? json::value(*value) : json::value(nullptr));
+    request["entry"] = entry.entry;
+    request["entry_args"] = std::move(arguments);
+  }
+  const std::string header = json::serialize(request) + "\n";
   if (!sendAll(server->socket, header) || !sendAll(server->socket, source)) {
     release(nullptr);
     return {{"error", "the analysis server closed its socket"}};

@@ -277,6 +277,16 @@ void Api::handle(HttpRequest &&request, Respond respond) {
       const bool compile = compileField && fields.boolean(*compileField, "compile");
       if (arch != "sm_80" && arch != "sm_90")
         fields.fail("arch", "must be sm_80 or sm_90");
+      // "task": size the launches of that task's entry at its benchmark size (blocks, threads).
+      EntryBinding entry;
+      if (const auto taskName = optionalString(object, "task")) {
+        const TaskSpec *task = catalog_.find(*taskName);
+        if (!task) {
+          counted(error(request, http::status::not_found, "unknown_task", "no task named '" + *taskName + "'"));
+          return;
+        }
+        entry = EntryBinding::of(*task);
+      }
       if (!evaluator_.analysisAvailable()) {
         counted(error(request, http::status::service_unavailable, "analysis_unavailable",
                       evaluator_.scoringRefusal().empty()
@@ -285,9 +295,9 @@ void Api::handle(HttpRequest &&request, Respond respond) {
         return;
       }
       auto shared = std::make_shared<HttpRequest>(std::move(request));
-      boost::asio::post(requestPool_, [this, shared, source, fileName, arch, compile, counted]() {
-        json::object report =
-            compile ? evaluator_.analyzeAndCompile(source, fileName, arch) : evaluator_.analyze(source, fileName, arch);
+      boost::asio::post(requestPool_, [this, shared, source, fileName, arch, compile, entry, counted]() {
+        json::object report = compile ? evaluator_.analyzeAndCompile(source, fileName, arch, entry)
+                                      : evaluator_.analyze(source, fileName, arch, entry);
         counted(jsonResponse(*shared, report.contains("error") ? http::status::unprocessable_entity : http::status::ok,
                              report));
       });

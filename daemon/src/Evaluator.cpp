@@ -286,8 +286,8 @@ std::optional<double> Evaluator::baselineStructuralScore(const TaskSpec &task, c
   std::optional<double> score;
   std::string problem;
   try {
-    const RankerScore scored = scoreWithRanker(
-        AnalysisStage::fromReport(analyze(readTextFile(task.baseline->string()), "baseline.cu", config_.arch)));
+    const RankerScore scored = scoreWithRanker(AnalysisStage::fromReport(
+        analyze(readTextFile(task.baseline->string()), "baseline.cu", config_.arch, EntryBinding::of(task))));
     if (scored.rankerHash != rankerHash)
       problem = "the ranker was reloaded meanwhile";
     else if (!scored.score)
@@ -310,12 +310,12 @@ std::optional<double> Evaluator::baselineStructuralScore(const TaskSpec &task, c
 }
 
 json::object Evaluator::analyzeAndCompile(const std::string &source, const std::string &fileName,
-                                          const std::string &arch) {
+                                          const std::string &arch, const EntryBinding &entry) {
   std::promise<json::object> reportPromise;
   auto reportFuture = reportPromise.get_future();
   boost::asio::post(cpuPool_, [&, promise = std::move(reportPromise)]() mutable {
     try {
-      promise.set_value(analyze(source, fileName, arch));
+      promise.set_value(analyze(source, fileName, arch, entry));
     } catch (const std::exception &error) {
       promise.set_value(json::object{{"error", error.what()}});
     }
@@ -333,13 +333,14 @@ json::object Evaluator::analyzeAndCompile(const std::string &source, const std::
   return report;
 }
 
-json::object Evaluator::analyze(const std::string &source, const std::string &fileName, const std::string &arch) {
+json::object Evaluator::analyze(const std::string &source, const std::string &fileName, const std::string &arch,
+                                const EntryBinding &entry) {
   if (!analysis_)
     return {{"error", isolationProblem_.empty()
                           ? "this cudaperfd has no analysis server (built without the Clang development files)"
                           : isolationProblem_}};
   const auto start = Clock::now();
-  json::object answer = analysis_->analyze(source, fileName, arch);
+  json::object answer = analysis_->analyze(source, fileName, arch, entry);
   metrics_.observePhase("analysis", secondsSince(start));
   if (!answer.contains("report") || !answer.at("report").is_object())
     return {{"error", answer.contains("error") ? answer.at("error") : json::value("the analysis failed")}};
@@ -496,7 +497,7 @@ json::object Evaluator::compute(const EvaluationRequest &request, const Prepared
     const auto start = Clock::now();
     json::object features;
     try {
-      features = analyze(request.source, "candidate.cu", config_.arch);
+      features = analyze(request.source, "candidate.cu", config_.arch, EntryBinding::of(*task.spec));
       if (relative)
         baselineScore = baselineStructuralScore(*task.spec, rankerHash);
     } catch (const std::exception &error) {

@@ -112,6 +112,28 @@ class DaemonTest(unittest.TestCase):
         self.assertEqual(body["features"]["coal"], 1.0)
         self.assertEqual(body["features"]["tpb"], 256.0)
 
+    def test_analyze_with_a_task_sizes_its_entry_launches(self):
+        # vector_add's benchmark n is 2^26: (n + 255) / 256 blocks of 256 threads.
+        status, body, _ = self.daemon.request("POST", "/v1/analyze", {"source": NAIVE, "task": "vector_add"})
+        if status == 503:
+            self.skipTest("built without the analysis library")
+        self.assertEqual(status, 200, body)
+        self.assertEqual(body["entry"], "vector_add")
+        self.assertEqual([(l["kernel"], l["blocks"], l["threads_per_block"]) for l in body["entry_launches"]],
+                         [("add", 1 << 18, 256)])
+        self.assertEqual((body["extended"]["blocks"], body["extended"]["threads"]), (1 << 18, 1 << 26))
+        self.assertNotIn("blocks", body["features_unknown"])
+        # Without a task nothing is sized, and the two are unknown, not zero.
+        status, plain, _ = self.daemon.request("POST", "/v1/analyze", {"source": NAIVE})
+        self.assertNotIn("entry_launches", plain)
+        self.assertIn("blocks", plain["features_unknown"])
+        self.assertIn("threads", plain["features_unknown"])
+        status, body, _ = self.daemon.request("POST", "/v1/analyze", {"source": NAIVE, "task": "no_such_task"})
+        self.assertEqual(status, 404, body)
+        self.assertIn("no_such_task", body["error"]["message"])
+        status, body, _ = self.daemon.request("POST", "/v1/analyze", {"source": NAIVE, "task": 3})
+        self.assertEqual(status, 400, body)
+
     def test_analyze_with_a_compile_gives_ptxas_facts(self):
         tiled = open(os.path.join(TASKS, "transpose", "variants", "tiled.cu")).read()
         status, body, _ = self.daemon.request("POST", "/v1/analyze", {"source": tiled, "compile": True})
@@ -143,6 +165,8 @@ class DaemonTest(unittest.TestCase):
             self.assertEqual(sorted(first["features"]["vector"]),
                              sorted(["coal", "ai", "occ", "div", "xfer", "atomics", "sync", "kernels", "tpb",
                                      "gmem", "ops"]))
+            # The evaluation's analysis knows its task: the launch is sized at the benchmark size.
+            self.assertEqual(first["features"]["report"]["entry_launches"][0]["blocks"], 1 << 18)
         # ptxas's facts of the compile, kernel by kernel (without a GPU too).
         self.assertEqual([k["kernel"] for k in first["features"]["ptxas"]], ["add"])
         status, second, _ = self.daemon.request("POST", "/v1/evaluate", {"task": "vector_add", "source": source})
@@ -608,8 +632,10 @@ class TrainedRankerTest(unittest.TestCase):
                 vectors, daemon_scores = [], []
                 for name in sorted(os.listdir(os.path.join(TASKS, "gemm", "variants"))):
                     source = open(os.path.join(TASKS, "gemm", "variants", name)).read()
-                    status, report, _ = daemon.request("POST", "/v1/analyze", {"source": source})
+                    # With the task: blocks and threads are known inputs too.
+                    status, report, _ = daemon.request("POST", "/v1/analyze", {"source": source, "task": "gemm"})
                     self.assertEqual(status, 200, report)
+                    self.assertNotIn("blocks", report["features_unknown"])
                     # What the score reads: the 11, the extended features and the unknown list.
                     vectors.append(json.dumps({key: report[key] for key in ("features", "extended", "features_unknown")
                                                if key in report}))
@@ -634,7 +660,8 @@ class TrainedRankerTest(unittest.TestCase):
             try:
                 scores = {}
                 for name, source in (("baseline", baseline), ("padded", padded)):
-                    status, report, _ = daemon.request("POST", "/v1/analyze", {"source": source})
+                    # As the evaluation analyses them: with their task, launches sized at its benchmark size.
+                    status, report, _ = daemon.request("POST", "/v1/analyze", {"source": source, "task": "transpose"})
                     self.assertEqual(status, 200, report)
                     scores[name] = report["r_str"]
                 status, own, _ = daemon.request("POST", "/v1/evaluate", {"task": "transpose", "source": baseline})

@@ -38,6 +38,8 @@ else:
     if config.cudaperf_mode == 'asan':
         config.available_features.add('asan')
 
+# One more analysis option, spelled for the front end in use: %cudaperf-arg-entry=relu.
+config.substitutions.append(('%cudaperf-arg-', '-fplugin-arg-cudaperf-' if config.cudaperf_mode == 'plugin' else '--'))
 config.substitutions.append(('%cudaperf-json', front(['format=json'], mock)))
 # Without the system include paths (builtin headers stay): a header that is absent on some machines
 # (torch/extension.h, present once libtorch-dev is) is absent on all.

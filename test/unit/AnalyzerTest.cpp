@@ -293,3 +293,44 @@ TEST(AnalyzerCompilerBranches, AReadOfTheDeviceSideIsItsOwnDevicePass) {
   EXPECT_EQ(analysis.reports[0].devicePassFeatures->toArray(), analysis.reports[0].features.toArray());
   EXPECT_DOUBLE_EQ(analysis.reports[0].features.coal, 0.4);
 }
+
+TEST(AnalyzerEntryLaunches, ParsesTheArgumentList) {
+  using Values = std::vector<std::optional<std::int64_t>>;
+  EXPECT_EQ(parseEntryArguments("_,_,67108864"), std::optional<Values>(Values{std::nullopt, std::nullopt, 67108864}));
+  EXPECT_EQ(parseEntryArguments(" 4 , ,-2"), std::optional<Values>(Values{4, std::nullopt, -2}));
+  EXPECT_EQ(parseEntryArguments(""), std::optional<Values>(Values{}));
+  EXPECT_FALSE(parseEntryArguments("4,n"));
+  EXPECT_FALSE(parseEntryArguments("99999999999999999999"));
+}
+
+// Host code a policy could write to make the sizing loop, overflow or divide
+// by zero: each launch is left unsized (unknown), never a crash or a guess.
+TEST(AnalyzerEntryLaunches, HostileLaunchersAreLeftUnsized) {
+  AnalysisOptions options;
+  options.entry = "run";
+  options.entryArguments = {std::nullopt, 1 << 20};
+  const auto analysis = analyze(R"cu(
+__global__ void k(float *x) {}
+void again(float *x, int n);
+void again(float *x, int n) { again(x, n + 1); k<<<n, 32>>>(x); }
+static int zero(int n) { return n - n; }
+extern "C" void run(float *x, int n) {
+  run(x, n);                                  // the entry calls itself
+  again(x, n);                                // a launcher that never returns: walked once
+  k<<<n * n * n * n, 256>>>(x);               // 2^80: overflows int64, unsized
+  k<<<n / zero(n), 256>>>(x);                 // division by zero, unsized
+  k<<<-n, 256>>>(x);                          // wraps to 2^32 - 2^20 blocks: CUDA refuses it, unsized
+  k<<<4, n>>>(x);                             // 2^20 threads a block: refused too
+  k<<<(n + 255) / 256, 256>>>(x);             // the one real launch
+}
+)cu",
+                                options);
+  ASSERT_EQ(analysis.reports.size(), 1u);
+  const auto &report = analysis.reports[0];
+  ASSERT_EQ(report.entryLaunches.size(), 2u) << reportToJson(report);
+  EXPECT_EQ(report.entryLaunches[0].blocks, 1 << 20); // again's k<<<n, 32>>> with n bound
+  EXPECT_EQ(report.entryLaunches[0].threadsPerBlock, 32);
+  EXPECT_EQ(report.entryLaunches[1].blocks, 4096);
+  EXPECT_EQ(report.features.valueAt(*featureIndex("blocks")), 1 << 20); // the largest launch in threads
+  EXPECT_FALSE(report.features.isUnknown(*featureIndex("threads")));
+}

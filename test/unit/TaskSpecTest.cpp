@@ -103,6 +103,22 @@ TEST(TaskLoader, BundledVectorAdd) {
   EXPECT_TRUE(odd);
 }
 
+// What the analysis binds to the entry's parameters: integers at the benchmark size, by position.
+TEST(TaskLoader, BenchmarkEntryArgumentsByPosition) {
+  const auto vectorAdd = benchmarkEntryArguments(loadTask(fs::path(CUDAPERF_TASKS_DIR) / "vector_add"));
+  ASSERT_EQ(vectorAdd.size(), 4u);
+  EXPECT_FALSE(vectorAdd[0] || vectorAdd[1] || vectorAdd[2]); // the buffers
+  EXPECT_EQ(vectorAdd[3], std::optional<std::int64_t>(67108864));
+  // Several scalars, each its own expression's value.
+  TaskSpec task = loadTask(fs::path(CUDAPERF_TASKS_DIR) / "vector_add");
+  task.args[3].value = "n / 4 + 3";
+  task.args.push_back(task.args[3]);
+  task.args.back().value = "n % 1000";
+  const auto values = benchmarkEntryArguments(task);
+  EXPECT_EQ(values[3], std::optional<std::int64_t>(67108864 / 4 + 3));
+  EXPECT_EQ(values[4], std::optional<std::int64_t>(67108864 % 1000));
+}
+
 TEST(TaskLoader, TrailingSlashNamesTheFolder) {
   EXPECT_EQ(loadTask(std::string(CUDAPERF_TASKS_DIR) + "/vector_add/").name, "vector_add");
 }

@@ -91,5 +91,6 @@ std::unique_ptr<FeatureRule> makeVectorWidthRule();
 std::unique_ptr<FeatureRule> makeSharedReuseRule();
 std::unique_ptr<FeatureRule> makeWarpPrimitiveRule();
 std::unique_ptr<FeatureRule> makeGridStrideRule();
+std::unique_ptr<FeatureRule> makeEntryLaunchSizeRule();
 
 } // namespace cudaperf::analysis

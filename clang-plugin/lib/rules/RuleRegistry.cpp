@@ -22,6 +22,7 @@ std::vector<std::unique_ptr<FeatureRule>> makeFeatureRules() {
   rules.push_back(makeSharedReuseRule());         // reuse (extended)
   rules.push_back(makeWarpPrimitiveRule());       // warp (extended)
   rules.push_back(makeGridStrideRule());          // grid_stride (extended)
+  rules.push_back(makeEntryLaunchSizeRule());     // entry launches; blocks, threads (extended)
   return rules;
 }
 

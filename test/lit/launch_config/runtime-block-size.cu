@@ -17,11 +17,15 @@ void run(float *x, int n, int block_size) { scale<<<(n + block_size - 1) / block
 // JSON: "name": "scale",
 // JSON: "features_unknown": [
 // JSON-NEXT: "occ",
-// JSON-NEXT: "tpb"
+// JSON-NEXT: "tpb",
+// JSON-NEXT: "blocks",
+// JSON-NEXT: "threads"
 // JSON-NEXT: ],
 // JSON: "limiter": "unknown"
 // JSON: "features": {
 // JSON: "features_unknown": [
 // JSON-NEXT: "occ",
-// JSON-NEXT: "tpb"
+// JSON-NEXT: "tpb",
+// JSON-NEXT: "blocks",
+// JSON-NEXT: "threads"
 // JSON-NEXT: ],

@@ -31,13 +31,18 @@ void run(const float *in, float *out, int n) { scale<<<(n + 127) / 128, 128>>>(i
 // CHECK-NEXT: "gmem": 8,
 // CHECK-NEXT: "ops": 1
 // CHECK-NEXT: },
-// CHECK-NEXT: "features_unknown": [],
+// CHECK-NEXT: "features_unknown": [
+// CHECK-NEXT: "blocks",
+// CHECK-NEXT: "threads"
+// CHECK-NEXT: ],
 // CHECK-NEXT: "extended": {
 // CHECK-NEXT: "bank": 1,
 // CHECK-NEXT: "vec": 4,
 // CHECK-NEXT: "reuse": 0,
 // CHECK-NEXT: "warp": 0,
-// CHECK-NEXT: "grid_stride": 0
+// CHECK-NEXT: "grid_stride": 0,
+// CHECK-NEXT: "blocks": 0,
+// CHECK-NEXT: "threads": 0
 // CHECK-NEXT: },
 // CHECK-NEXT: "accesses": [
 // CHECK-NEXT: {

@@ -4,6 +4,8 @@
 
 #include "cudaperf/contracts/FeatureReport.h"
 
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -20,7 +22,18 @@ struct AnalysisOptions {
   std::string precompiledHeader;
   // The same for the device pass that analyzeSource adds (built with deviceSide).
   std::string devicePrecompiledHeader;
+  // The task's entry function and the values its parameters take at the
+  // task's benchmark size, by position (nullopt: a pointer, a float, or not
+  // given): the launches the entry reaches are then sized (the report's
+  // entry_launches, the extended features blocks and threads).
+  std::string entry;
+  std::vector<std::optional<std::int64_t>> entryArguments;
 };
+
+// "_,_,67108864" (plugin argument entry-args=, --entry-args): one value per
+// parameter of the entry, an integer or _ (or nothing) for one not bound.
+// nullopt when an item is neither.
+std::optional<std::vector<std::optional<std::int64_t>>> parseEntryArguments(std::string_view text);
 
 struct SourceAnalysis {
   bool parsed = false; // false only when Clang could not run at all

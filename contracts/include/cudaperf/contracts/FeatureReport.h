@@ -168,6 +168,16 @@ struct LaunchSite {
   unsigned loopDepth = 0;
 };
 
+// A launch the task's entry makes at the benchmark size (the analysis was
+// given the entry and its parameters' values: docs/features.md "blocks").
+struct EntryLaunch {
+  std::string kernel;
+  std::string location;
+  std::int64_t blocks = 0;
+  std::int64_t threadsPerBlock = 0;
+  unsigned loopDepth = 0;
+};
+
 struct Transfer {
   std::string location;
   std::string function; // cudaMemcpy, cudaMemcpyAsync, cudaMallocManaged, ...
@@ -203,6 +213,9 @@ struct TranslationUnitReport {
   std::string arch = "sm_90";
   std::vector<KernelReport> kernels;
   std::vector<LaunchSite> launches;
+  std::string entry; // the task's entry the analysis was given (empty: none)
+  std::vector<EntryLaunch> entryLaunches;
+  std::string entryLaunchesProblem; // why there are none
   HostSummary host;
   FeatureVector features; // aggregated over kernels, see docs/features.md
   std::vector<Diagnostic> diagnostics;

@@ -17,9 +17,9 @@ inline constexpr std::array<std::string_view, kFeatureCount> kFeatureNames = {
 
 // Features beyond CudaPerf's 11, for the ranker (docs/features.md, "Extended
 // features"); indices 11.. in the numbering of featureIndex and valueAt.
-inline constexpr std::size_t kExtendedFeatureCount = 5;
-inline constexpr std::array<std::string_view, kExtendedFeatureCount> kExtendedFeatureNames = {"bank", "vec", "reuse",
-                                                                                              "warp", "grid_stride"};
+inline constexpr std::size_t kExtendedFeatureCount = 7;
+inline constexpr std::array<std::string_view, kExtendedFeatureCount> kExtendedFeatureNames = {
+    "bank", "vec", "reuse", "warp", "grid_stride", "blocks", "threads"};
 inline constexpr std::size_t kAllFeatureCount = kFeatureCount + kExtendedFeatureCount;
 
 struct FeatureVector {
@@ -39,7 +39,7 @@ struct FeatureVector {
   // CudaPerf's (tpb 0, occ 0.1) for comparability; the ranker reads an unknown
   // feature as its training mean, neither good nor bad.
   std::uint32_t unknown = 0;
-  // bank, vec, reuse, warp, grid_stride (kExtendedFeatureNames).
+  // bank, vec, reuse, warp, grid_stride, blocks, threads (kExtendedFeatureNames).
   std::array<double, kExtendedFeatureCount> extended{};
 
   bool isUnknown(std::size_t index) const { return (unknown >> index) & 1u; }

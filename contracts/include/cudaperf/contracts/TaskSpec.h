@@ -137,6 +137,10 @@ TaskSpec loadTask(const std::filesystem::path &directory);
 TaskSpec parseTask(const std::string &taskJson, const std::string &folderName);
 // Most correctness trials any input's distributions ask for (1 if none).
 std::size_t distributionCount(const TaskSpec &task);
+// The entry's arguments at the benchmark size, by position, as the analysis
+// binds them (AnalysisOptions::entryArguments): an integer scalar's value;
+// nullopt for pointers and floating-point scalars.
+std::vector<std::optional<std::int64_t>> benchmarkEntryArguments(const TaskSpec &task);
 // Every folder with a task.json under `root`, sorted by name.
 std::vector<TaskSpec> loadSuite(const std::filesystem::path &root);
 

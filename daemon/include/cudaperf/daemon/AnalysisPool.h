@@ -7,6 +7,7 @@
 // keeps serving the others meanwhile.
 #pragma once
 
+#include "cudaperf/contracts/TaskSpec.h"
 #include "cudaperf/daemon/Sandbox.h"
 
 #include <boost/json/object.hpp>
@@ -17,6 +18,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -33,6 +35,14 @@ struct AnalysisPoolOptions {
   bool requireIsolation = true;
 };
 
+// A task's entry with its arguments at the benchmark size: the analysis sizes
+// the launches the entry makes (the blocks and threads features). Empty: none.
+struct EntryBinding {
+  std::string entry;
+  std::vector<std::optional<std::int64_t>> arguments;
+  static EntryBinding of(const TaskSpec &task) { return {task.entry, benchmarkEntryArguments(task)}; }
+};
+
 class AnalysisPool {
 public:
   explicit AnalysisPool(AnalysisPoolOptions options);
@@ -40,7 +50,8 @@ public:
   AnalysisPool(const AnalysisPool &) = delete;
 
   // {"report": the plugin's report JSON} or {"error": why}; blocks until a server is free.
-  boost::json::object analyze(const std::string &source, const std::string &fileName, const std::string &arch);
+  boost::json::object analyze(const std::string &source, const std::string &fileName, const std::string &arch,
+                              const EntryBinding &entry = {});
   std::size_t crashes() const { return crashes_.load(); }
   std::size_t timeouts() const { return timeouts_.load(); }
   const AnalysisPoolOptions &options() const { return options_; }

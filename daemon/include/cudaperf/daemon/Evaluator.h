@@ -55,12 +55,14 @@ public:
   // The serialized answer of an identical request answered before, from
   // memory or the store (fast: fine on an I/O thread); nullopt otherwise.
   std::optional<std::string> cachedAnswer(const EvaluationRequest &request);
-  // The feature report of the plugin contract, plus r_str with a ranker.
+  // The feature report of the plugin contract, plus r_str with a ranker;
+  // with a task's entry, its launches sized at the task's benchmark size.
   // analyze() and a sandboxed compile for ptxas's facts (registers, spills,
   // shared memory) of each kernel, and the occupancy they allow.
-  boost::json::object analyzeAndCompile(const std::string &source, const std::string &fileName,
-                                        const std::string &arch);
-  boost::json::object analyze(const std::string &source, const std::string &fileName, const std::string &arch);
+  boost::json::object analyzeAndCompile(const std::string &source, const std::string &fileName, const std::string &arch,
+                                        const EntryBinding &entry = {});
+  boost::json::object analyze(const std::string &source, const std::string &fileName, const std::string &arch,
+                              const EntryBinding &entry = {});
 
   bool analysisAvailable() const;
   // Not empty when this daemon refuses to score (no isolation): why.
