@@ -28,6 +28,13 @@ void collectWrites(const Stmt *stmt, std::set<const VarDecl *> &written) {
     note(op->getSubExpr());
   if (const auto *member = dyn_cast<MemberExpr>(stmt); member && !member->isArrow())
     note(member->getBase()); // `block.x = 128` changes a dim3 local after its initialisation
+  if (const auto *declaration = dyn_cast<DeclStmt>(stmt)) {
+    // `int &alias = blocks; alias = 1;`: a non-const reference may write what it binds.
+    for (const Decl *decl : declaration->decls())
+      if (const auto *var = dyn_cast<VarDecl>(decl); var && var->hasInit() && var->getType()->isReferenceType() &&
+                                                     !var->getType().getNonReferenceType().isConstQualified())
+        note(var->getInit());
+  }
   if (const auto *call = dyn_cast<CallExpr>(stmt)) {
     // Passed by non-const reference: the callee may write it (`cudaOccupancy...(&grid, ...)` is the & above).
     const FunctionDecl *callee = call->getDirectCallee();
@@ -131,6 +138,9 @@ std::optional<std::int64_t> HostValues::variable(const VarDecl *var, const Funct
   if (auto bound = bindings.find(var); bound != bindings.end())
     return bound->second;
   if (isa<ParmVarDecl>(var) || !var->hasInit())
+    return std::nullopt;
+  // A mutable global may be written by any function (constants were evaluated above).
+  if (!var->isLocalVarDecl() && !var->getType().isConstQualified())
     return std::nullopt;
   return integer(var->getInit(), function, bindings, depth + 1);
 }

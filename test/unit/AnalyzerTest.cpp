@@ -334,3 +334,32 @@ extern "C" void run(float *x, int n) {
   EXPECT_EQ(report.features.valueAt(*featureIndex("blocks")), 1 << 20); // the largest launch in threads
   EXPECT_FALSE(report.features.isUnknown(*featureIndex("threads")));
 }
+
+// Host code whose launch differs at run time from what its initialisers say:
+// a value written through a reference, a mutable global another function
+// writes. The analysis must not size such a launch from the initialiser.
+TEST(AnalyzerEntryLaunches, ValuesWrittenElsewhereAreNotTrusted) {
+  AnalysisOptions options;
+  options.entry = "run";
+  options.entryArguments = {std::nullopt, 1 << 20};
+  const auto analysis = analyze(R"cu(
+__global__ void k(float *x) {}
+int globalBlocks = 4096;
+void shrink() { globalBlocks = 1; }
+extern "C" void run(float *x, int n) {
+  int blocks = (n + 255) / 256;
+  int &alias = blocks;
+  alias = 1;
+  k<<<blocks, 256>>>(x);                      // 1 block at run time, not 4096
+  shrink();
+  k<<<globalBlocks, 256>>>(x);                // 1 block at run time, not 4096
+  const int fixed = 128;
+  k<<<fixed, 256>>>(x);                       // a constant: sized
+}
+)cu",
+                                options);
+  ASSERT_EQ(analysis.reports.size(), 1u);
+  const auto &report = analysis.reports[0];
+  ASSERT_EQ(report.entryLaunches.size(), 1u) << reportToJson(report);
+  EXPECT_EQ(report.entryLaunches[0].blocks, 128);
+}
