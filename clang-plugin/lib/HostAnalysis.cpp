@@ -13,6 +13,8 @@ using namespace clang;
 
 namespace {
 
+constexpr int kMaxStatementDepth = 2000;
+
 bool isTransfer(llvm::StringRef name) {
   return name.starts_with("cudaMemcpy") || name.starts_with("cuMemcpy") || name == "cudaMemPrefetchAsync";
 }
@@ -22,8 +24,8 @@ public:
   HostWalker(ASTContext &ast, const FunctionDecl *function, TranslationUnitFacts &facts)
       : ast_(ast), function_(function), facts_(facts), name_(function->getNameAsString()), values_(ast) {}
 
-  void walk(const Stmt *stmt, unsigned loopDepth) {
-    if (!stmt || isa<LambdaExpr>(stmt))
+  void walk(const Stmt *stmt, unsigned loopDepth, int depth = 0) {
+    if (!stmt || isa<LambdaExpr>(stmt) || depth > kMaxStatementDepth) // the stack: a 20,000-term sum nests as deep
       return;
     if (const auto *launch = dyn_cast<CUDAKernelCallExpr>(stmt)) {
       recordLaunch(launch, loopDepth);
@@ -32,7 +34,7 @@ public:
     }
     const bool isLoop = isa<ForStmt>(stmt) || isa<WhileStmt>(stmt) || isa<DoStmt>(stmt) || isa<CXXForRangeStmt>(stmt);
     for (const Stmt *child : stmt->children())
-      walk(child, loopDepth + (isLoop ? 1 : 0));
+      walk(child, loopDepth + (isLoop ? 1 : 0), depth + 1);
   }
 
 private:

@@ -11,42 +11,91 @@ using namespace clang;
 
 namespace {
 
-constexpr int kMaxDepth = 12; // nested initialisers, helpers and operands before giving up
+constexpr int kMaxDepth = 12;            // nested initialisers, helpers and operands before giving up
+constexpr int kMaxStatementDepth = 2000; // statement nesting read before a body is given up (the stack)
 
-void collectWrites(const Stmt *stmt, std::set<const VarDecl *> &written) {
-  if (!stmt)
-    return;
-  auto note = [&](const Expr *expr) {
-    if (const auto *ref = dyn_cast<DeclRefExpr>(expr->IgnoreParenImpCasts()))
-      if (const auto *var = dyn_cast<VarDecl>(ref->getDecl()))
-        written.insert(var);
-  };
-  if (const auto *op = dyn_cast<BinaryOperator>(stmt); op && op->isAssignmentOp())
-    note(op->getLHS());
-  if (const auto *op = dyn_cast<UnaryOperator>(stmt);
-      op && (op->isIncrementDecrementOp() || op->getOpcode() == UO_AddrOf))
-    note(op->getSubExpr());
-  if (const auto *member = dyn_cast<MemberExpr>(stmt); member && !member->isArrow())
-    note(member->getBase()); // `block.x = 128` changes a dim3 local after its initialisation
-  if (const auto *declaration = dyn_cast<DeclStmt>(stmt)) {
-    // `int &alias = blocks; alias = 1;`: a non-const reference may write what it binds.
-    for (const Decl *decl : declaration->decls())
-      if (const auto *var = dyn_cast<VarDecl>(decl); var && var->hasInit() && var->getType()->isReferenceType() &&
-                                                     !var->getType().getNonReferenceType().isConstQualified())
-        note(var->getInit());
+// Strips what does not change which object an expression names: parentheses, no-op casts (to const).
+const Expr *bare(const Expr *expr) {
+  while (true) {
+    expr = expr->IgnoreParens();
+    const auto *cast = dyn_cast<ImplicitCastExpr>(expr);
+    if (!cast || cast->getCastKind() != CK_NoOp)
+      return expr;
+    expr = cast->getSubExpr();
   }
-  if (const auto *call = dyn_cast<CallExpr>(stmt)) {
-    // Passed by non-const reference: the callee may write it (`cudaOccupancy...(&grid, ...)` is the & above).
-    const FunctionDecl *callee = call->getDirectCallee();
-    for (unsigned i = 0; callee && i < call->getNumArgs() && i < callee->getNumParams(); ++i) {
-      const QualType type = callee->getParamDecl(i)->getType();
-      if (type->isReferenceType() && !type.getNonReferenceType().isConstQualified())
-        note(call->getArg(i));
-    }
-  }
-  for (const Stmt *child : stmt->children())
-    collectWrites(child, written);
 }
+
+bool bindsConstReference(const ParmVarDecl *parameter) {
+  return parameter && parameter->getType()->isReferenceType() &&
+         parameter->getType().getNonReferenceType().isConstQualified();
+}
+
+// Which variables a body may change after their initialisation. The rule is
+// stated by what is allowed, not by what writes: a use of a variable is a
+// read when it is converted to a value, bound to a const reference
+// parameter, or the object of a member read (`grid.x`); any other use
+// (assigned, incremented, its address taken, bound to a reference, captured
+// by reference, the object of a method call) counts as a write, so aliases
+// no list of writes foresees are covered.
+class WriteScan {
+public:
+  explicit WriteScan(std::set<const VarDecl *> &written) : written_(written) {}
+
+  void visit(const Stmt *stmt, const Stmt *parent, int depth) {
+    if (!stmt)
+      return;
+    if (depth > kMaxStatementDepth) {
+      everything_ = true; // too deep to read: nothing in this body is trusted
+      return;
+    }
+    if (isa<ParenExpr>(stmt)) {
+      visit(*stmt->child_begin(), parent, depth + 1);
+      return;
+    }
+    if (const auto *cast = dyn_cast<ImplicitCastExpr>(stmt); cast && cast->getCastKind() == CK_NoOp) {
+      visit(cast->getSubExpr(), parent, depth + 1);
+      return;
+    }
+    if (const auto *member = dyn_cast<MemberExpr>(stmt); member && !member->isArrow()) {
+      visit(member->getBase(), isValueRead(parent) ? parent : stmt, depth + 1);
+      return;
+    }
+    if (const auto *ref = dyn_cast<DeclRefExpr>(stmt)) {
+      if (const auto *var = dyn_cast<VarDecl>(ref->getDecl()); var && !isRead(ref, parent))
+        written_.insert(var);
+      return;
+    }
+    for (const Stmt *child : stmt->children())
+      visit(child, stmt, depth + 1);
+  }
+  bool everything() const { return everything_; }
+
+private:
+  static bool isValueRead(const Stmt *parent) {
+    const auto *cast = dyn_cast_or_null<ImplicitCastExpr>(parent);
+    return cast && cast->getCastKind() == CK_LValueToRValue;
+  }
+  static bool isRead(const DeclRefExpr *ref, const Stmt *parent) {
+    if (isValueRead(parent) || isa_and_nonnull<UnaryExprOrTypeTraitExpr>(parent))
+      return true;
+    if (const auto *call = dyn_cast_or_null<CallExpr>(parent)) {
+      for (unsigned i = 0; i < call->getNumArgs(); ++i)
+        if (bare(call->getArg(i)) == ref)
+          return bindsConstReference(boundParameter(call, i));
+      return false;
+    }
+    if (const auto *construct = dyn_cast_or_null<CXXConstructExpr>(parent)) {
+      const CXXConstructorDecl *constructor = construct->getConstructor();
+      for (unsigned i = 0; constructor && i < construct->getNumArgs() && i < constructor->getNumParams(); ++i)
+        if (bare(construct->getArg(i)) == ref)
+          return bindsConstReference(constructor->getParamDecl(i));
+    }
+    return false;
+  }
+
+  std::set<const VarDecl *> &written_;
+  bool everything_ = false;
+};
 
 std::optional<std::int64_t> arithmetic(BinaryOperatorKind op, std::int64_t left, std::int64_t right) {
   std::int64_t out = 0;
@@ -98,9 +147,11 @@ std::optional<std::int64_t> arithmetic(BinaryOperatorKind op, std::int64_t left,
 std::optional<std::int64_t> fitTo(const ASTContext &ast, QualType type, std::int64_t value) {
   if (type.isNull() || !type->isIntegralOrEnumerationType())
     return std::nullopt;
-  const uint64_t bits = ast.getTypeSize(type);
-  if (bits >= 64 || bits == 0)
-    return value;
+  if (type->isBooleanType())
+    return std::int64_t{value != 0};
+  const uint64_t bits = ast.getIntWidth(type); // the value's bits (_BitInt(20): 20), not its storage
+  if (bits >= 64 || bits == 0)                 // an unsigned 64-bit value past INT64_MAX is not held: unknown
+    return type->isUnsignedIntegerOrEnumerationType() && value < 0 ? std::nullopt : std::optional<std::int64_t>(value);
   const bool isSigned = type->isSignedIntegerOrEnumerationType();
   const std::uint64_t mask = (std::uint64_t{1} << bits) - 1;
   std::uint64_t raw = static_cast<std::uint64_t>(value) & mask;
@@ -120,15 +171,30 @@ const Expr *singleReturn(const FunctionDecl *callee) {
 
 } // namespace
 
+const ParmVarDecl *boundParameter(const CallExpr *call, unsigned argument) {
+  const FunctionDecl *callee = call->getDirectCallee();
+  if (!callee)
+    return nullptr;
+  // A member operator's object is argument 0 (`grid = wide` calls grid.operator=(wide)).
+  const auto *method = dyn_cast<CXXMethodDecl>(callee);
+  const unsigned shift = isa<CXXOperatorCallExpr>(call) && method && method->isInstance() ? 1 : 0;
+  if (argument < shift || argument - shift >= callee->getNumParams())
+    return nullptr;
+  return callee->getParamDecl(argument - shift);
+}
+
 bool HostValues::writes(const FunctionDecl *function, const VarDecl *var) {
   if (!function)
-    return false;
+    return true;
   auto found = written_.find(function);
   if (found == written_.end()) {
-    found = written_.emplace(function, std::set<const VarDecl *>{}).first;
-    collectWrites(function->getBody(), found->second);
+    Writes writes;
+    WriteScan scan(writes.variables);
+    scan.visit(function->getBody(), nullptr, 0);
+    writes.everything = scan.everything();
+    found = written_.emplace(function, std::move(writes)).first;
   }
-  return found->second.count(var) > 0;
+  return found->second.everything || found->second.variables.count(var) > 0;
 }
 
 std::optional<std::int64_t> HostValues::variable(const VarDecl *var, const FunctionDecl *function,
@@ -137,10 +203,7 @@ std::optional<std::int64_t> HostValues::variable(const VarDecl *var, const Funct
     return std::nullopt;
   if (auto bound = bindings.find(var); bound != bindings.end())
     return bound->second;
-  if (isa<ParmVarDecl>(var) || !var->hasInit())
-    return std::nullopt;
-  // A mutable global may be written by any function (constants were evaluated above).
-  if (!var->isLocalVarDecl() && !var->getType().isConstQualified())
+  if (isa<ParmVarDecl>(var) || !var->hasInit() || !trustedAtInit(var))
     return std::nullopt;
   return integer(var->getInit(), function, bindings, depth + 1);
 }
@@ -150,6 +213,8 @@ std::optional<std::int64_t> HostValues::call(const CallExpr *callExpr, const Fun
   const FunctionDecl *callee = callExpr->getDirectCallee();
   if (!callee || !callee->getDeclName().isIdentifier())
     return std::nullopt;
+  if (const auto *method = dyn_cast<CXXMethodDecl>(callee); method && method->isVirtual())
+    return std::nullopt; // an override may run instead
   const llvm::StringRef name = callee->getName();
   const unsigned count = callExpr->getNumArgs();
   if ((name == "min" || name == "max" || name == "umin" || name == "umax" || name == "llmin" || name == "llmax") &&
@@ -163,22 +228,34 @@ std::optional<std::int64_t> HostValues::call(const CallExpr *callExpr, const Fun
   // A helper of one return statement, its parameters bound to the call's values.
   const FunctionDecl *definition = callee->getDefinition();
   const Expr *returned = definition ? singleReturn(definition) : nullptr;
-  if (!returned || count != definition->getNumParams())
+  if (!returned)
     return std::nullopt;
   Bindings inner;
   for (unsigned i = 0; i < count; ++i) {
+    const ParmVarDecl *parameter = boundParameter(callExpr, i);
     const Expr *argument = callExpr->getArg(i);
     if (const auto *defaulted = dyn_cast<CXXDefaultArgExpr>(argument))
       argument = defaulted->getExpr();
+    if (!parameter || (parameter->getType()->isReferenceType() && !bindsConstReference(parameter)))
+      continue; // the object, or a reference the helper may write through
     if (auto value = integer(argument, function, bindings, depth + 1))
-      inner[definition->getParamDecl(i)] = *value;
+      inner[definition->getParamDecl(parameter->getFunctionScopeIndex())] = *value;
   }
   const auto value = integer(returned, definition, inner, depth + 1);
   return value ? fitTo(ast_, callExpr->getType(), *value) : std::nullopt;
 }
 
+// A local (not static: its initialiser ran once, at the first call, with that call's values) or a
+// constant; a mutable global may be written by any function (constants were evaluated before this).
+bool HostValues::trustedAtInit(const VarDecl *var) {
+  return var->getType().isConstQualified() ? !var->isStaticLocal() || var->isConstexpr()
+                                           : var->isLocalVarDecl() && !var->isStaticLocal();
+}
+
 std::optional<std::int64_t> HostValues::integer(const Expr *expr, const FunctionDecl *function,
                                                 const Bindings &bindings, int depth) {
+  if (++steps_ > kMaxSteps)
+    return std::nullopt;
   if (!expr || depth > kMaxDepth || expr->getType().isNull() || expr->isValueDependent() || expr->isTypeDependent() ||
       expr->containsErrors())
     return std::nullopt;
@@ -210,6 +287,10 @@ std::optional<std::int64_t> HostValues::integer(const Expr *expr, const Function
     const auto right = integer(op->getRHS(), function, bindings, depth + 1);
     if (!left || !right)
       return std::nullopt;
+    // A shift by the operand's width or more is undefined: the hardware masks the count, C++ promises nothing.
+    if ((op->getOpcode() == BO_Shl || op->getOpcode() == BO_Shr) &&
+        (*right < 0 || static_cast<std::uint64_t>(*right) >= ast_.getIntWidth(op->getLHS()->getType())))
+      return std::nullopt;
     const auto value = arithmetic(op->getOpcode(), *left, *right);
     return value ? fitTo(ast_, op->getType(), *value) : std::nullopt;
   }
@@ -230,6 +311,8 @@ std::optional<std::int64_t> HostValues::integer(const Expr *expr, const Function
       return std::nullopt;
     }
   }
+  if (isa<CXXDefaultArgExpr>(stripped))
+    return integer(cast<CXXDefaultArgExpr>(stripped)->getExpr(), function, bindings, depth + 1);
   if (const auto *choice = dyn_cast<ConditionalOperator>(stripped)) {
     const auto condition = integer(choice->getCond(), function, bindings, depth + 1);
     if (!condition)
@@ -275,7 +358,7 @@ Dim3 HostValues::dim3(const Expr *expr, const FunctionDecl *function, const Bind
   }
   if (const auto *ref = dyn_cast<DeclRefExpr>(stripped))
     if (const auto *var = dyn_cast<VarDecl>(ref->getDecl()))
-      if (var->hasInit() && !writes(function, var) && !isa<ParmVarDecl>(var)) {
+      if (var->hasInit() && !isa<ParmVarDecl>(var) && trustedAtInit(var) && !writes(function, var)) {
         Dim3 inner = dim3(var->getInit(), function, bindings, depth + 1);
         inner.expression = dim.expression;
         return inner;

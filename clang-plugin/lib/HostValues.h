@@ -21,6 +21,10 @@ namespace cudaperf::analysis {
 // Parameters (and nothing else) with the values a call gives them.
 using Bindings = std::map<const clang::VarDecl *, std::int64_t>;
 
+// The parameter argument `argument` of `call` binds to; nullptr for a member
+// operator's object (argument 0 of `a = b`) and for variadic extras.
+const clang::ParmVarDecl *boundParameter(const clang::CallExpr *call, unsigned argument);
+
 class HostValues {
 public:
   explicit HostValues(clang::ASTContext &ast) : ast_(ast) {}
@@ -32,8 +36,12 @@ public:
   // A dim3 (or an integer, as CUDA converts it), each known extent set.
   Dim3 dim3(const clang::Expr *expr, const clang::FunctionDecl *function, const Bindings &bindings = {}, int depth = 0);
 
-  // Whether `function` writes `var` (assigns, increments, takes its address, sets a member).
+  // Whether `function` may change `var` after its initialisation: any use
+  // but a read (HostValues.cpp, WriteScan); a body too deep to read changes everything.
   bool writes(const clang::FunctionDecl *function, const clang::VarDecl *var);
+  // The evaluation budget ran out (a fan-out of helpers): later values are unknown.
+  bool exhausted() const { return steps_ > kMaxSteps; }
+  static constexpr std::size_t kMaxSteps = 200000;
 
 private:
   std::optional<std::int64_t> call(const clang::CallExpr *call, const clang::FunctionDecl *function,
@@ -41,8 +49,15 @@ private:
   std::optional<std::int64_t> variable(const clang::VarDecl *var, const clang::FunctionDecl *function,
                                        const Bindings &bindings, int depth);
 
+  static bool trustedAtInit(const clang::VarDecl *var);
+
+  struct Writes {
+    std::set<const clang::VarDecl *> variables;
+    bool everything = false;
+  };
   clang::ASTContext &ast_;
-  std::map<const clang::FunctionDecl *, std::set<const clang::VarDecl *>> written_;
+  std::map<const clang::FunctionDecl *, Writes> written_;
+  std::size_t steps_ = 0;
 };
 
 } // namespace cudaperf::analysis

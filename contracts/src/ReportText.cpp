@@ -128,14 +128,14 @@ std::string reportToText(const TranslationUnitReport &report) {
           << (launch.loopDepth ? "  (in loop)" : "") << "  @" << launch.location << "\n";
   }
   if (!report.entry.empty()) {
-    out << "\nlaunches of " << report.entry << " at the task's size:";
-    if (report.entryLaunches.empty())
-      out << " none (" << report.entryLaunchesProblem << ")";
-    out << "\n";
+    out << "\nlaunches of " << report.entry << " at the task's size:" << (report.entryLaunches.empty() ? " none" : "")
+        << "\n";
     for (const auto &launch : report.entryLaunches)
       out << "  " << launch.kernel << "  blocks=" << launch.blocks << "  tpb=" << launch.threadsPerBlock
-          << "  threads=" << launch.blocks * launch.threadsPerBlock << (launch.loopDepth ? "  (in loop)" : "") << "  @"
-          << launch.location << "\n";
+          << "  threads=" << launch.blocks * launch.threadsPerBlock << (launch.loopDepth ? "  (in loop)" : "")
+          << "  @" << launch.location << "\n";
+    if (!report.entryLaunchesProblem.empty())
+      out << "  blocks and threads unknown: " << report.entryLaunchesProblem << "\n";
   }
   if (!report.host.transfers.empty()) {
     out << "transfers:\n";

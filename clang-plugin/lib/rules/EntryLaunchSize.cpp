@@ -3,8 +3,9 @@
 // in threads stands for the file (the one that dominates its time in almost
 // every multi-kernel file: the pass over the data, not the final reduction of
 // partial sums); a kernel's own values come from its largest launch. Unknown
-// where no launch was sized: no entry given, or a grid the analysis cannot
-// evaluate (an SM count asked of the device, a size read from a tensor).
+// without an entry, and wherever the walk had a doubt (EntryLaunches.cpp): a
+// grid it cannot evaluate (an SM count asked of the device), a launch under
+// a condition it cannot decide, a launch site it did not reach.
 #include "FeatureRule.h"
 
 namespace cudaperf::analysis {
@@ -24,14 +25,17 @@ public:
       if (!largest || threads(fact) > threads(*largest))
         largest = &fact;
     }
-    record(report.features, largest);
+    // A doubt (a launch that may not run, one not sized, one not reached) leaves both unknown: the
+    // largest sized launch would stand for launches the walk could not see.
+    const bool certain = facts.entryLaunchesProblem.empty();
+    record(report.features, certain ? largest : nullptr);
     for (std::size_t k = 0; k < report.kernels.size(); ++k) {
       const clang::FunctionDecl *decl = facts.kernels[k].decl->getCanonicalDecl();
       const EntryLaunchFact *own = nullptr;
       for (const EntryLaunchFact &fact : facts.entryLaunches)
         if (fact.kernel == decl && (!own || threads(fact) > threads(*own)))
           own = &fact;
-      record(report.kernels[k].features, own);
+      record(report.kernels[k].features, certain ? own : nullptr);
     }
   }
 

@@ -16,10 +16,12 @@ extern "C" void run(float *x, int n) {
   n = n / 2;
   k<<<(n + 255) / 256, 256>>>(x, n);
 }
-// CHECK: launches of run at the task's size: none (no launch reached from 'run' has a grid and block known at the given sizes)
+// CHECK: launches of run at the task's size: none
+// CHECK-NEXT: blocks and threads unknown: the launch at {{.*}}unknown.cu:15:3 has a grid, block or shared size not known at the size, or one CUDA refuses
 // CHECK: translation unit:
 // CHECK: unknown: {{.*}}blocks threads
 
-// MISSING: launches of missing at the task's size: none (no host function 'missing' with a body in this file)
+// MISSING: launches of missing at the task's size: none
+// MISSING-NEXT: blocks and threads unknown: no host function 'missing' with a body in this file
 
 // BAD: entry-args must be integers or _ separated by commas, not '_,lots'

@@ -215,7 +215,7 @@ struct TranslationUnitReport {
   std::vector<LaunchSite> launches;
   std::string entry; // the task's entry the analysis was given (empty: none)
   std::vector<EntryLaunch> entryLaunches;
-  std::string entryLaunchesProblem; // why there are none
+  std::string entryLaunchesProblem; // why blocks and threads are unknown (a doubt of the walk, none sized)
   HostSummary host;
   FeatureVector features; // aggregated over kernels, see docs/features.md
   std::vector<Diagnostic> diagnostics;
