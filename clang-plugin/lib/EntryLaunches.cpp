@@ -3,7 +3,9 @@
 #include "AnalysisContext.h"
 #include "HostValues.h"
 
+#include <clang/AST/Attr.h>
 #include <clang/AST/ExprCXX.h>
+#include <clang/AST/Mangle.h>
 #include <clang/AST/StmtCXX.h>
 
 #include <map>
@@ -23,6 +25,7 @@ constexpr std::size_t kMaxVisits = 1000000;                 // statements walked
 constexpr std::int64_t kMaxGridX = 2147483647;              // CUDA's limits: grid x < 2^31, y and z <= 65535;
 constexpr std::int64_t kMaxGridYZ = 65535;                  // block x, y <= 1024, z <= 64, 1024 threads in all;
 constexpr std::int64_t kMaxSharedBytes = 232448;            // 227 KiB of dynamic shared memory (sm_90)
+constexpr std::int64_t kDefaultSharedBytes = 49152;         // 48 KiB without an opt-in
 constexpr std::int64_t kMaxThreads = std::int64_t{1} << 50; // threads of one launch: past this it is no shape
 
 std::string describe(const ASTContext &ast, SourceLocation loc) { return formatLocation(ast.getSourceManager(), loc); }
@@ -37,31 +40,63 @@ bool isApiLaunch(const Stmt *stmt) {
   return name.starts_with("cudaLaunch") || name.starts_with("cuLaunch") || name == "cudaGraphLaunch";
 }
 
+// Library calls that launch kernels of their own (cuBLAS, cuDNN, thrust, CUB, CUTLASS, ...): unsized.
+bool isLibraryLaunch(const FunctionDecl *callee) {
+  if (!callee)
+    return false;
+  const std::string name = callee->getQualifiedNameAsString();
+  for (const char *prefix : {"cublas", "cudnn", "cufft", "curand", "cusparse", "cusolver", "cutensor", "nccl",
+                             "thrust::", "cub::", "cutlass::", "cute::", "at::", "torch::", "c10::"})
+    if (llvm::StringRef(name).starts_with(prefix))
+      return true;
+  return false;
+}
+
+// How a statement ends for what follows it: on to the next, out of the function on every path (return,
+// throw), or out on some paths (a return under a condition the walk cannot decide).
+enum class Flow { Falls, Leaves, MayLeave };
+
+Flow either(Flow a, Flow b) {
+  if (a == Flow::Leaves && b == Flow::Leaves)
+    return Flow::Leaves;
+  return a == Flow::Falls && b == Flow::Falls ? Flow::Falls : Flow::MayLeave;
+}
+
 // Walks the entry as it runs: in order, into the launchers it calls, taking
 // the branch a condition known at the size takes and stopping at a return.
 // What it cannot follow for certain (a launch under a condition it cannot
-// decide, in a loop, a switch, a handler, a launch it cannot size, a goto,
-// recursion) is noted as a doubt: the launches are still listed, but no
+// decide, or after a return it may or may not take, in a loop, a switch, a
+// handler, a launch it cannot size, a goto, recursion, a call it cannot
+// resolve) is noted as a doubt: the launches are still listed, but no
 // feature is drawn from them (a shape reported as known must be the one that runs).
 class EntryWalker {
 public:
   EntryWalker(ASTContext &ast, const std::vector<const FunctionDecl *> &hosts, TranslationUnitFacts &facts)
       : ast_(ast), hosts_(hosts.begin(), hosts.end()), facts_(facts), values_(ast) {}
 
-  void walkFunction(const FunctionDecl *function, const Bindings &bindings, unsigned loopDepth, int depth) {
-    if (depth > kMaxCallDepth || ++calls_ > kMaxCalls) {
+  // Returns whether a throw may leave the function (it leaves its callers too).
+  bool walkFunction(const FunctionDecl *function, const Bindings &bindings, unsigned loopDepth, int callDepth,
+                    int depth) {
+    if (callDepth > kMaxCallDepth || ++calls_ > kMaxCalls) {
       doubt("the launchers nest deeper, or are called more often, than the walk follows");
-      return;
+      return false;
     }
     if (onStack_.count(function)) {
       doubt("'" + function->getNameAsString() + "' calls itself: how often it launches depends on the recursion");
-      return;
+      return false;
     }
+    walked_.insert(function);
     onStack_.insert(function);
-    walk(function->getBody(), {function, &bindings, loopDepth, depth}, 0);
+    const bool outer = throws_;
+    throws_ = false;
+    walk(function->getBody(), {function, &bindings, loopDepth, callDepth}, depth);
+    const bool threw = throws_;
+    throws_ = outer;
     onStack_.erase(function);
+    return threw;
   }
 
+  const std::set<const FunctionDecl *> &walked() const { return walked_; }
   const std::string &doubt() const { return doubt_; }
   void doubt(const std::string &why) {
     if (doubt_.empty())
@@ -72,7 +107,7 @@ public:
 private:
   struct Frame {
     const FunctionDecl *function;
-    const Bindings *bindings;
+    const Bindings *bindings; // walkFunction's, alive for the frame's walk
     unsigned loopDepth;
     int callDepth;
   };
@@ -82,151 +117,197 @@ private:
   }
 
   // A part that may run or not, or more than once: a launch in it is a doubt.
-  void walkMaybe(const Stmt *stmt, const Frame &frame, int depth, bool loop = false) {
+  Flow walkMaybe(const Stmt *stmt, const Frame &frame, int depth, bool loop = false) {
     ++maybe_;
     Frame inner = frame;
     inner.loopDepth += loop ? 1 : 0;
-    walk(stmt, inner, depth);
+    const Flow flow = walk(stmt, inner, depth);
     --maybe_;
+    return flow == Flow::Falls ? Flow::Falls : Flow::MayLeave;
   }
 
-  // Two ways a condition unknown at the size chooses between. When both make the same launch shapes in
-  // the same order, without a doubt, the shape is known whichever runs (an aligned fast path and its
-  // fallback on one grid): one way's launches are kept. Otherwise both are walked as maybes.
-  bool eitherWay(const Stmt *first, const Stmt *second, const Frame &frame, int depth) {
+  // Two ways a condition unknown at the size chooses between. When both make the same launches (kernel
+  // and shape) in the same order, without a doubt, and end alike, the shapes are known whichever runs (an
+  // aligned fast path and its fallback on one grid): one way's launches are kept. Otherwise both are walked
+  // as maybes.
+  Flow eitherWay(const Stmt *first, const Stmt *second, const Frame &frame, int depth) {
     const std::string before = doubt_;
     const std::size_t start = facts_.entryLaunches.size();
     doubt_.clear();
-    const bool firstLeaves = walk(first, frame, depth);
+    const Flow firstFlow = walk(first, frame, depth);
     const bool firstSure = doubt_.empty();
     const std::size_t middle = facts_.entryLaunches.size();
     doubt_.clear();
-    const bool secondLeaves = walk(second, frame, depth);
+    const Flow secondFlow = walk(second, frame, depth);
     const bool secondSure = doubt_.empty();
     const std::size_t end = facts_.entryLaunches.size();
     auto &launches = facts_.entryLaunches;
-    bool same = firstSure && secondSure && firstLeaves == secondLeaves && middle - start == end - middle;
+    bool same = firstSure && secondSure && firstFlow == secondFlow && firstFlow != Flow::MayLeave &&
+                middle - start == end - middle;
     for (std::size_t i = 0; same && i < middle - start; ++i)
-      same = launches[start + i].blocks == launches[middle + i].blocks &&
+      same = launches[start + i].kernel == launches[middle + i].kernel &&
+             launches[start + i].blocks == launches[middle + i].blocks &&
              launches[start + i].threadsPerBlock == launches[middle + i].threadsPerBlock;
     doubt_ = before;
     if (same) {
       launches.erase(launches.begin() + static_cast<std::ptrdiff_t>(middle), launches.end());
-      return firstLeaves;
+      return firstFlow;
     }
     launches.erase(launches.begin() + static_cast<std::ptrdiff_t>(start), launches.end());
-    walkMaybe(first, frame, depth);
-    walkMaybe(second, frame, depth);
-    return false;
+    return either(walkMaybe(first, frame, depth), walkMaybe(second, frame, depth));
   }
 
-  // True when the statement leaves the function on every path (return, throw).
-  bool walk(const Stmt *stmt, const Frame &frame, int depth) {
+  // Statements in order: after one that leaves nothing runs; after one that may leave, the rest may not run.
+  Flow walkInOrder(const std::vector<const Stmt *> &statements, const Frame &frame, int depth) {
+    Flow flow = Flow::Falls;
+    int opened = 0;
+    for (const Stmt *statement : statements) {
+      const Flow next = walk(statement, frame, depth);
+      if (next == Flow::Leaves) {
+        flow = flow == Flow::Falls ? Flow::Leaves : Flow::MayLeave;
+        break;
+      }
+      if (next == Flow::MayLeave && flow == Flow::Falls) {
+        flow = Flow::MayLeave;
+        ++maybe_, ++opened;
+      }
+    }
+    maybe_ -= opened;
+    return flow;
+  }
+
+  Flow walk(const Stmt *stmt, const Frame &frame, int depth) {
     if (!stmt)
-      return false;
+      return Flow::Falls;
     if (depth > kMaxStatementDepth) {
       doubt("the host code nests deeper than the walk reads");
-      return false;
+      return Flow::Falls;
     }
     if (++visits_ > kMaxVisits) { // nested undecided branches are walked twice each (eitherWay)
       doubt("the host code takes more steps to walk than the walk allows");
-      return false;
+      return Flow::Falls;
     }
     const int next = depth + 1;
-    // Never run: unevaluated operands, and lambdas (a launch inside one is a site the walk does not reach).
-    if (isa<LambdaExpr>(stmt) || isa<UnaryExprOrTypeTraitExpr>(stmt) || isa<CXXNoexceptExpr>(stmt) ||
-        isa<CXXTypeidExpr>(stmt) || isa<GenericSelectionExpr>(stmt))
-      return false;
+    // Never run: unevaluated operands, and lambdas (a launch inside one is a path UnseenLaunchPaths doubts).
+    if (isa<LambdaExpr>(stmt) || isa<UnaryExprOrTypeTraitExpr>(stmt) || isa<CXXNoexceptExpr>(stmt))
+      return Flow::Falls;
+    if (const auto *type = dyn_cast<CXXTypeidExpr>(stmt))
+      return type->isPotentiallyEvaluated() ? walk(type->getExprOperand(), frame, next) : Flow::Falls;
+    if (const auto *generic = dyn_cast<GenericSelectionExpr>(stmt))
+      return generic->isResultDependent() ? Flow::Falls : walk(generic->getResultExpr(), frame, next);
+    if (const auto *chosen = dyn_cast<ChooseExpr>(stmt))
+      return chosen->isConditionDependent() ? Flow::Falls : walk(chosen->getChosenSubExpr(), frame, next);
+    if (const auto *defaulted = dyn_cast<CXXDefaultArgExpr>(stmt))
+      return walk(defaulted->getExpr(), frame, next);
+    if (const auto *defaulted = dyn_cast<CXXDefaultInitExpr>(stmt))
+      return walk(defaulted->getExpr(), frame, next);
     if (isa<GotoStmt>(stmt) || isa<IndirectGotoStmt>(stmt) || isa<LabelStmt>(stmt))
       doubt("a goto at " + describe(ast_, stmt->getBeginLoc()) + ": the walk does not follow jumps");
     if (const auto *ret = dyn_cast<ReturnStmt>(stmt)) {
       walk(ret->getRetValue(), frame, next);
-      return true;
+      return Flow::Leaves;
     }
     if (const auto *thrown = dyn_cast<CXXThrowExpr>(stmt)) {
       walk(thrown->getSubExpr(), frame, next);
-      return true;
+      throws_ = true;
+      return Flow::Leaves;
     }
-    if (const auto *block = dyn_cast<CompoundStmt>(stmt)) {
-      for (const Stmt *child : block->body())
-        if (walk(child, frame, next))
-          return true; // what follows a return does not run
-      return false;
+    if (const auto *block = dyn_cast<CompoundStmt>(stmt))
+      return walkInOrder(std::vector<const Stmt *>(block->body_begin(), block->body_end()), frame, next);
+    if (const auto *declaration = dyn_cast<DeclStmt>(stmt)) {
+      // A static local's initialiser runs at the first call only.
+      for (const Decl *decl : declaration->decls())
+        if (const auto *var = dyn_cast<VarDecl>(decl); var && var->getInit())
+          var->isStaticLocal() ? walkMaybe(var->getInit(), frame, next) : walk(var->getInit(), frame, next);
+      return Flow::Falls;
     }
     if (const auto *branch = dyn_cast<IfStmt>(stmt)) {
-      walk(branch->getInit(), frame, next);
-      walk(branch->getConditionVariableDeclStmt(), frame, next);
-      walk(branch->getCond(), frame, next);
+      const Flow head =
+          walkInOrder({branch->getInit(), branch->getConditionVariableDeclStmt(), branch->getCond()}, frame, next);
+      if (head != Flow::Falls)
+        return head;
       const auto taken = branch->isConsteval() ? std::nullopt : value(branch->getCond(), frame);
       if (taken) // known at the size: `if (n % 4) tail<<<...>>>` runs one way only
         return walk(*taken ? branch->getThen() : branch->getElse(), frame, next);
       return eitherWay(branch->getThen(), branch->getElse(), frame, next);
     }
     if (const auto *loop = dyn_cast<ForStmt>(stmt)) {
-      walk(loop->getInit(), frame, next);
-      walk(loop->getConditionVariableDeclStmt(), frame, next);
-      walk(loop->getCond(), frame, next);
-      walkMaybe(loop->getBody(), frame, next, true);
-      walkMaybe(loop->getInc(), frame, next, true);
-      return false;
+      const Flow head =
+          walkInOrder({loop->getInit(), loop->getConditionVariableDeclStmt(), loop->getCond()}, frame, next);
+      return either(
+          head, either(walkMaybe(loop->getBody(), frame, next, true), walkMaybe(loop->getInc(), frame, next, true)));
     }
     if (const auto *loop = dyn_cast<WhileStmt>(stmt)) {
-      walk(loop->getConditionVariableDeclStmt(), frame, next);
-      walk(loop->getCond(), frame, next);
-      walkMaybe(loop->getBody(), frame, next, true);
-      return false;
+      const Flow head = walkInOrder({loop->getConditionVariableDeclStmt(), loop->getCond()}, frame, next);
+      return either(head, walkMaybe(loop->getBody(), frame, next, true));
     }
-    if (const auto *loop = dyn_cast<DoStmt>(stmt)) {
-      walkMaybe(loop->getBody(), frame, next, true);
-      walkMaybe(loop->getCond(), frame, next, true);
-      return false;
-    }
+    if (const auto *loop = dyn_cast<DoStmt>(stmt))
+      return either(walkMaybe(loop->getBody(), frame, next, true), walkMaybe(loop->getCond(), frame, next, true));
     if (const auto *loop = dyn_cast<CXXForRangeStmt>(stmt)) {
-      walk(loop->getInit(), frame, next);
-      walk(loop->getRangeStmt(), frame, next);
-      walkMaybe(loop->getBody(), frame, next, true);
-      return false;
+      const Flow head =
+          walkInOrder({loop->getInit(), loop->getRangeStmt(), loop->getBeginStmt(), loop->getEndStmt()}, frame, next);
+      return either(head, either(walkMaybe(loop->getLoopVarStmt(), frame, next, true),
+                                 either(walkMaybe(loop->getBody(), frame, next, true),
+                                        walkMaybe(loop->getInc(), frame, next, true))));
     }
     if (const auto *choice = dyn_cast<SwitchStmt>(stmt)) {
-      walk(choice->getInit(), frame, next);
-      walk(choice->getConditionVariableDeclStmt(), frame, next);
-      walk(choice->getCond(), frame, next);
-      walkMaybe(choice->getBody(), frame, next);
-      return false;
+      const Flow head =
+          walkInOrder({choice->getInit(), choice->getConditionVariableDeclStmt(), choice->getCond()}, frame, next);
+      return either(head, walkMaybe(choice->getBody(), frame, next));
     }
     if (const auto *choice = dyn_cast<AbstractConditionalOperator>(stmt)) {
-      walk(choice->getCond(), frame, next);
-      if (const auto taken = value(choice->getCond(), frame))
-        return walk(*taken ? choice->getTrueExpr() : choice->getFalseExpr(), frame, next);
-      return eitherWay(choice->getTrueExpr(), choice->getFalseExpr(), frame, next);
+      // `a ?: b` evaluates its common operand once, as the condition.
+      const auto *gnu = dyn_cast<BinaryConditionalOperator>(choice);
+      const Flow head = walk(gnu ? gnu->getCommon() : choice->getCond(), frame, next);
+      if (head != Flow::Falls)
+        return head;
+      if (const auto taken = value(gnu ? gnu->getCommon() : choice->getCond(), frame))
+        return *taken ? (gnu ? Flow::Falls : walk(choice->getTrueExpr(), frame, next))
+                      : walk(choice->getFalseExpr(), frame, next);
+      return eitherWay(gnu ? nullptr : choice->getTrueExpr(), choice->getFalseExpr(), frame, next);
     }
     if (const auto *logic = dyn_cast<BinaryOperator>(stmt); logic && logic->isLogicalOp()) {
-      if (walk(logic->getLHS(), frame, next))
-        return true;
+      const Flow head = walk(logic->getLHS(), frame, next);
+      if (head != Flow::Falls)
+        return head;
       const auto left = value(logic->getLHS(), frame);
       if (!left)
-        walkMaybe(logic->getRHS(), frame, next);
-      else if ((logic->getOpcode() == BO_LAnd) == (*left != 0)) // && of true, || of false: the right side runs
+        return walkMaybe(logic->getRHS(), frame, next);
+      if ((logic->getOpcode() == BO_LAnd) == (*left != 0)) // && of true, || of false: the right side runs
         return walk(logic->getRHS(), frame, next);
-      return false;
+      return Flow::Falls;
     }
     if (const auto *attempt = dyn_cast<CXXTryStmt>(stmt)) {
-      walk(attempt->getTryBlock(), frame, next);
+      // Anything in the try block may throw to a handler: both are maybes, unless nothing can throw.
+      Flow flow = walkMaybe(attempt->getTryBlock(), frame, next);
       for (unsigned i = 0; i < attempt->getNumHandlers(); ++i)
-        walkMaybe(attempt->getHandler(i), frame, next);
-      return false;
+        flow = either(flow, walkMaybe(attempt->getHandler(i), frame, next));
+      return flow;
     }
-    bool leaves = false;
-    for (const Stmt *child : stmt->children()) // operands run before the call or launch they feed
-      leaves |= walk(child, frame, next);
+    // Operands run before the call or launch they feed, in order; a throw among them leaves.
+    std::vector<const Stmt *> operands(stmt->child_begin(), stmt->child_end());
+    Flow flow = walkInOrder(operands, frame, next);
+    if (flow == Flow::Leaves)
+      return flow;
     if (const auto *launch = dyn_cast<CUDAKernelCallExpr>(stmt))
       size(launch, frame);
     else if (isApiLaunch(stmt))
       doubt("a launch through " + cast<CallExpr>(stmt)->getDirectCallee()->getNameAsString() + " at " +
             describe(ast_, stmt->getBeginLoc()) + ", which the walk cannot size");
     else if (const auto *call = dyn_cast<CallExpr>(stmt))
-      follow(call, frame);
-    return leaves;
+      flow = either(flow, follow(call, frame, next));
+    return flow;
+  }
+
+  bool refusedByKernel(const FunctionDecl *kernel, std::int64_t threadsPerBlock, std::int64_t shared) const {
+    if (kernel)
+      if (const auto *bounds = kernel->getAttr<CUDALaunchBoundsAttr>())
+        if (const Expr *max = bounds->getMaxThreads()) {
+          Expr::EvalResult result;
+          if (max->EvaluateAsInt(result, ast_) && threadsPerBlock > result.Val.getInt().getExtValue())
+            return true; // more threads than __launch_bounds__ promised: the launch fails
+        }
+    return shared > kDefaultSharedBytes && !sharedOptIn_; // past 48 KiB without cudaFuncSetAttribute
   }
 
   void size(const CUDAKernelCallExpr *launch, const Frame &frame) {
@@ -234,7 +315,7 @@ private:
     if (maybe_ > 0)
       doubt("the launch at " + at +
             " runs or not, or more than once, by a condition the walk cannot decide at "
-            "the size (a branch, a loop, a switch, a handler)");
+            "the size (a branch, a loop, a switch, a handler, a return before it)");
     const CallExpr *config = launch->getConfig();
     if (!config || config->getNumArgs() < 2) {
       doubt("the launch at " + at + " has no configuration the walk can read");
@@ -245,11 +326,15 @@ private:
     std::optional<std::int64_t> shared = 0;
     if (config->getNumArgs() > 2 && !isa<CXXDefaultArgExpr>(config->getArg(2)))
       shared = value(config->getArg(2), frame);
+    const FunctionDecl *kernel = launch->getDirectCallee();
+    if (!kernel)
+      if (const auto *ref = dyn_cast<DeclRefExpr>(launch->getCallee()->IgnoreImplicit()))
+        kernel = dyn_cast<FunctionDecl>(ref->getDecl());
     // A launch CUDA would refuse (an extent of 0, a negative size wrapped to unsigned, past the limits) is no shape.
     if (!grid.known() || !block.known() || !shared || *grid.x < 1 || *grid.x > kMaxGridX || *grid.y < 1 ||
         *grid.y > kMaxGridYZ || *grid.z < 1 || *grid.z > kMaxGridYZ || *block.x < 1 || *block.x > 1024 ||
         *block.y < 1 || *block.y > 1024 || *block.z < 1 || *block.z > 64 || *block.x * *block.y * *block.z > 1024 ||
-        *shared < 0 || *shared > kMaxSharedBytes) {
+        *shared < 0 || *shared > kMaxSharedBytes || refusedByKernel(kernel, *block.x * *block.y * *block.z, *shared)) {
       doubt("the launch at " + at + " has a grid, block or shared size not known at the size, or one CUDA refuses");
       return;
     }
@@ -258,10 +343,6 @@ private:
       return;
     }
     EntryLaunchFact fact;
-    const FunctionDecl *kernel = launch->getDirectCallee();
-    if (!kernel)
-      if (const auto *ref = dyn_cast<DeclRefExpr>(launch->getCallee()->IgnoreImplicit()))
-        kernel = dyn_cast<FunctionDecl>(ref->getDecl());
     fact.kernel = kernel ? kernel->getCanonicalDecl() : nullptr;
     if (kernel) {
       llvm::raw_string_ostream out(fact.kernelName);
@@ -278,39 +359,52 @@ private:
     facts_.entryLaunches.push_back(std::move(fact));
   }
 
-  // A host function of this file: walked with its parameters bound to the call's known values.
-  void follow(const CallExpr *call, const Frame &frame) {
+  // A host function of this file: walked with its parameters bound to the call's known values. A call the
+  // walk cannot resolve (a function pointer, a virtual call, a library that launches) is a doubt.
+  Flow follow(const CallExpr *call, const Frame &frame, int depth) {
     const FunctionDecl *callee = call->getDirectCallee();
-    const FunctionDecl *definition = callee ? callee->getDefinition() : nullptr;
-    if (!definition || !hosts_.count(definition))
-      return;
-    if (const auto *method = dyn_cast<CXXMethodDecl>(callee); method && method->isVirtual()) {
-      doubt("a virtual call at " + describe(ast_, call->getBeginLoc()) + ": an override may run instead");
-      return;
+    const std::string at = describe(ast_, call->getBeginLoc());
+    if (!callee) {
+      doubt("a call at " + at + " through a pointer or object the walk cannot resolve");
+      return Flow::Falls;
     }
+    if (const auto *method = dyn_cast<CXXMethodDecl>(callee); method && method->isVirtual()) {
+      doubt("a virtual call at " + at + ": an override may run instead");
+      return Flow::Falls;
+    }
+    if (isLibraryLaunch(callee)) {
+      doubt("a call of " + callee->getQualifiedNameAsString() + " at " + at + ", a library that launches kernels");
+      return Flow::Falls;
+    }
+    const FunctionDecl *definition = callee->getDefinition();
+    if (!definition || !hosts_.count(definition))
+      return Flow::Falls;
     Bindings inner;
     for (unsigned i = 0; i < call->getNumArgs(); ++i) {
       const ParmVarDecl *parameter = boundParameter(call, i);
       if (!parameter ||
           (parameter->getType()->isReferenceType() && !parameter->getType().getNonReferenceType().isConstQualified()))
         continue; // the object, or a reference the launcher may write through
-      const Expr *argument = call->getArg(i);
-      if (const auto *defaulted = dyn_cast<CXXDefaultArgExpr>(argument))
-        argument = defaulted->getExpr();
-      if (auto known = value(argument, frame))
-        inner[definition->getParamDecl(parameter->getFunctionScopeIndex())] = *known;
+      if (auto known = value(call->getArg(i), frame))
+        if (auto held = HostValues::asType(ast_, parameter->getType().getNonReferenceType(), *known))
+          inner[definition->getParamDecl(parameter->getFunctionScopeIndex())] = *held;
     }
-    walkFunction(definition, inner, frame.loopDepth, frame.callDepth + 1);
+    return walkFunction(definition, inner, frame.loopDepth, frame.callDepth + 1, depth) ? Flow::MayLeave : Flow::Falls;
   }
 
+public:
+  bool sharedOptIn_ = false; // the file raises a kernel's dynamic shared memory limit (cudaFuncSetAttribute)
+
+private:
   ASTContext &ast_;
   std::set<const FunctionDecl *> hosts_;
   TranslationUnitFacts &facts_;
   HostValues values_;
-  std::set<const FunctionDecl *> onStack_;
+  std::set<const FunctionDecl *> onStack_, walked_;
   std::size_t calls_ = 0;
   std::size_t visits_ = 0;
   int maybe_ = 0;
+  bool throws_ = false;
   std::string doubt_;
 };
 
@@ -343,9 +437,26 @@ public:
     }
   }
 
-  // The first such path, or "".
-  std::string find() const {
+  bool sharedOptIn() const {
+    for (const auto &entry : scans_)
+      if (entry.second.sharedOptIn)
+        return true;
+    return false;
+  }
+
+  // The first such path, or "". `walked`: the functions the entry's walk went through.
+  std::string find(const std::set<const FunctionDecl *> &walked) const {
     for (const auto &[host, scan] : scans_) {
+      if (scan.truncated)
+        return "'" + host->getNameAsString() + "' nests deeper than the walk reads";
+      if (scan.capture)
+        return "'" + host->getNameAsString() + "' captures a stream into a graph (launches then run when, and " +
+               "as often as, the graph does)";
+      // A functor's call operator the walk did not call: std::thread, std::function, an algorithm may.
+      if (const auto *method = dyn_cast<CXXMethodDecl>(host);
+          method && launching_.count(host) && method->getOverloadedOperator() == OO_Call && !walked.count(host))
+        return "'" + method->getParent()->getNameAsString() + "::operator()' launches and is not called by " +
+               "the walk (a library, thread or callback may call it)";
       if (launching_.count(host) &&
           (isa<CXXConstructorDecl>(host) || isa<CXXDestructorDecl>(host) || isa<CXXConversionDecl>(host)))
         return "'" + host->getNameAsString() + "' launches and is called implicitly (a constructor, destructor " +
@@ -374,12 +485,25 @@ private:
     // Each lambda: {where, launches itself} and the functions it calls.
     std::vector<std::pair<std::pair<SourceLocation, bool>, std::set<const FunctionDecl *>>> lambdas;
 
+    bool truncated = false, sharedOptIn = false, capture = false;
+
     void visit(const Stmt *stmt, int depth) {
-      if (!stmt || depth > kMaxStatementDepth)
+      if (!stmt)
         return;
+      if (depth > kMaxStatementDepth) {
+        truncated = true;
+        return;
+      }
+      if (const auto *call = dyn_cast<CallExpr>(stmt))
+        if (const FunctionDecl *callee = call->getDirectCallee(); callee && callee->getDeclName().isIdentifier()) {
+          sharedOptIn |= callee->getName().starts_with("cudaFuncSetAttribute");
+          capture |=
+              callee->getName().starts_with("cudaStreamBeginCapture") || callee->getName().starts_with("cudaGraph");
+        }
       if (const auto *lambda = dyn_cast<LambdaExpr>(stmt)) {
         Scan inner;
         inner.visit(lambda->getBody(), depth + 1);
+        truncated |= inner.truncated, sharedOptIn |= inner.sharedOptIn, capture |= inner.capture;
         lambdas.push_back({{lambda->getBeginLoc(), inner.launches}, inner.callees});
         for (auto &nested : inner.lambdas)
           lambdas.push_back(std::move(nested));
@@ -407,23 +531,31 @@ private:
   std::vector<std::pair<const FunctionDecl *, Scan>> scans_;
 };
 
-// The function the harness calls: the extern "C" one of that name, else the only one at file scope.
-const FunctionDecl *findEntry(const std::vector<const FunctionDecl *> &hosts, const std::string &name,
+// The function the harness calls: the one whose emitted symbol is the entry's name (dlsym finds it so),
+// honouring asm labels; a static or C++-mangled namesake is not it.
+const FunctionDecl *findEntry(ASTContext &ast, const std::vector<const FunctionDecl *> &hosts, const std::string &name,
                               std::string &problem) {
-  std::vector<const FunctionDecl *> externC, fileScope;
+  std::unique_ptr<MangleContext> mangler(ast.createMangleContext());
+  std::vector<const FunctionDecl *> found;
   for (const FunctionDecl *function : hosts) {
-    if (!function->getDeclName().isIdentifier() || function->getName() != name || isa<CXXMethodDecl>(function))
+    if (!function->isExternallyVisible() || isa<CXXMethodDecl>(function) || function->isDependentContext())
       continue;
-    if (function->isExternC())
-      externC.push_back(function);
-    else if (function->getDeclContext()->getRedeclContext()->isTranslationUnit())
-      fileScope.push_back(function);
+    std::string symbol;
+    if (const auto *label = function->getAttr<AsmLabelAttr>()) {
+      symbol = label->getLabel().str();
+    } else if (mangler->shouldMangleDeclName(function)) {
+      llvm::raw_string_ostream out(symbol);
+      mangler->mangleName(GlobalDecl(function), out);
+    } else if (function->getDeclName().isIdentifier()) {
+      symbol = function->getName().str();
+    }
+    if (symbol == name)
+      found.push_back(function);
   }
-  const auto &candidates = externC.empty() ? fileScope : externC;
-  if (candidates.size() == 1)
-    return candidates.front();
-  problem = candidates.empty() ? "no host function '" + name + "' with a body in this file"
-                               : "more than one function '" + name + "' could be the entry";
+  if (found.size() == 1 && !found.front()->hasAttr<AliasAttr>())
+    return found.front();
+  problem = found.empty() ? "no function of this file exports the symbol '" + name + "' (extern \"C\")"
+                          : "more than one function could be the entry '" + name + "'";
   return nullptr;
 }
 
@@ -433,20 +565,23 @@ void collectEntryLaunches(ASTContext &ast, const std::vector<const FunctionDecl 
                           const AnalysisOptions &options, TranslationUnitFacts &facts) {
   if (options.entry.empty())
     return;
-  const FunctionDecl *entry = findEntry(hostFunctions, options.entry, facts.entryLaunchesProblem);
+  const FunctionDecl *entry = findEntry(ast, hostFunctions, options.entry, facts.entryLaunchesProblem);
   if (!entry)
     return;
   Bindings bindings;
   for (unsigned i = 0; i < entry->getNumParams() && i < options.entryArguments.size(); ++i)
     if (options.entryArguments[i] && entry->getParamDecl(i)->getType()->isIntegralOrEnumerationType())
-      bindings[entry->getParamDecl(i)] = *options.entryArguments[i];
+      if (auto held = HostValues::asType(ast, entry->getParamDecl(i)->getType(), *options.entryArguments[i]))
+        bindings[entry->getParamDecl(i)] = *held; // as the parameter holds it: a short keeps 16 bits
+  const UnseenLaunchPaths paths(ast, hostFunctions);
   EntryWalker walker(ast, hostFunctions, facts);
-  walker.walkFunction(entry, bindings, 0, 0);
+  walker.sharedOptIn_ = paths.sharedOptIn();
+  walker.walkFunction(entry, bindings, 0, 0, 0);
   if (walker.exhausted())
     walker.doubt("the values took more evaluation than the walk allows");
   // Launches the walk could not have seen (a lambda, a function pointer, an implicit call); overrides are
   // doubted where the walk meets the virtual call.
-  const std::string unseen = UnseenLaunchPaths(ast, hostFunctions).find();
+  const std::string unseen = paths.find(walker.walked());
   if (!unseen.empty())
     walker.doubt(unseen + ": a launch may run that the walk does not see");
   if (!walker.doubt().empty())

@@ -4,6 +4,7 @@
 
 #include <clang/AST/ExprCXX.h>
 #include <clang/AST/StmtCXX.h>
+#include <clang/Basic/SourceManager.h>
 
 namespace cudaperf::analysis {
 
@@ -39,7 +40,7 @@ bool bindsConstReference(const ParmVarDecl *parameter) {
 // no list of writes foresees are covered.
 class WriteScan {
 public:
-  explicit WriteScan(std::set<const VarDecl *> &written) : written_(written) {}
+  WriteScan(std::set<const VarDecl *> &written, HostValues &values) : written_(written), values_(values) {}
 
   void visit(const Stmt *stmt, const Stmt *parent, int depth) {
     if (!stmt)
@@ -75,25 +76,36 @@ private:
     const auto *cast = dyn_cast_or_null<ImplicitCastExpr>(parent);
     return cast && cast->getCastKind() == CK_LValueToRValue;
   }
-  static bool isRead(const DeclRefExpr *ref, const Stmt *parent) {
+  // Bound to a const reference parameter: a read, unless the callee is of this file and may write through
+  // it anyway (const_cast); a callee without a body here (the runtime, the standard library) is trusted.
+  bool readThrough(const FunctionDecl *callee, const ParmVarDecl *parameter) {
+    if (!bindsConstReference(parameter))
+      return false;
+    const FunctionDecl *definition = callee ? callee->getDefinition() : nullptr;
+    if (!definition || definition->getASTContext().getSourceManager().isInSystemHeader(definition->getLocation()))
+      return true;
+    return !values_.writes(definition, definition->getParamDecl(parameter->getFunctionScopeIndex()));
+  }
+  bool isRead(const DeclRefExpr *ref, const Stmt *parent) {
     if (isValueRead(parent) || isa_and_nonnull<UnaryExprOrTypeTraitExpr>(parent))
       return true;
     if (const auto *call = dyn_cast_or_null<CallExpr>(parent)) {
       for (unsigned i = 0; i < call->getNumArgs(); ++i)
         if (bare(call->getArg(i)) == ref)
-          return bindsConstReference(boundParameter(call, i));
+          return readThrough(call->getDirectCallee(), boundParameter(call, i));
       return false;
     }
     if (const auto *construct = dyn_cast_or_null<CXXConstructExpr>(parent)) {
       const CXXConstructorDecl *constructor = construct->getConstructor();
       for (unsigned i = 0; constructor && i < construct->getNumArgs() && i < constructor->getNumParams(); ++i)
         if (bare(construct->getArg(i)) == ref)
-          return bindsConstReference(constructor->getParamDecl(i));
+          return readThrough(constructor, constructor->getParamDecl(i));
     }
     return false;
   }
 
   std::set<const VarDecl *> &written_;
+  HostValues &values_;
   bool everything_ = false;
 };
 
@@ -183,16 +195,22 @@ const ParmVarDecl *boundParameter(const CallExpr *call, unsigned argument) {
   return callee->getParamDecl(argument - shift);
 }
 
+std::optional<std::int64_t> HostValues::asType(const ASTContext &ast, QualType type, std::int64_t value) {
+  return fitTo(ast, type, value);
+}
+
 bool HostValues::writes(const FunctionDecl *function, const VarDecl *var) {
   if (!function)
     return true;
   auto found = written_.find(function);
   if (found == written_.end()) {
+    // Recursion through const-reference callees meets this placeholder: everything may be written.
+    written_[function].everything = true;
     Writes writes;
-    WriteScan scan(writes.variables);
+    WriteScan scan(writes.variables, *this);
     scan.visit(function->getBody(), nullptr, 0);
     writes.everything = scan.everything();
-    found = written_.emplace(function, std::move(writes)).first;
+    found = written_.insert_or_assign(function, std::move(writes)).first;
   }
   return found->second.everything || found->second.variables.count(var) > 0;
 }
@@ -217,7 +235,11 @@ std::optional<std::int64_t> HostValues::call(const CallExpr *callExpr, const Fun
     return std::nullopt; // an override may run instead
   const llvm::StringRef name = callee->getName();
   const unsigned count = callExpr->getNumArgs();
-  if ((name == "min" || name == "max" || name == "umin" || name == "umax" || name == "llmin" || name == "llmax") &&
+  // CUDA's and the standard library's min/max; a file's own function of that name is only a helper.
+  const FunctionDecl *ownDefinition = callee->getDefinition();
+  const bool library = !ownDefinition || ast_.getSourceManager().isInSystemHeader(ownDefinition->getLocation());
+  if (library &&
+      (name == "min" || name == "max" || name == "umin" || name == "umax" || name == "llmin" || name == "llmax") &&
       count == 2) {
     const auto left = integer(callExpr->getArg(0), function, bindings, depth + 1);
     const auto right = integer(callExpr->getArg(1), function, bindings, depth + 1);
@@ -292,7 +314,13 @@ std::optional<std::int64_t> HostValues::integer(const Expr *expr, const Function
         (*right < 0 || static_cast<std::uint64_t>(*right) >= ast_.getIntWidth(op->getLHS()->getType())))
       return std::nullopt;
     const auto value = arithmetic(op->getOpcode(), *left, *right);
-    return value ? fitTo(ast_, op->getType(), *value) : std::nullopt;
+    if (!value)
+      return std::nullopt;
+    const auto held = fitTo(ast_, op->getType(), *value);
+    // Signed overflow is undefined (the compiler may fold `n * 4096 / 4096` to n): unknown, not wrapped.
+    if (held && *held != *value && op->getType()->isSignedIntegerOrEnumerationType())
+      return std::nullopt;
+    return held;
   }
   if (const auto *op = dyn_cast<UnaryOperator>(stripped)) {
     const auto value = integer(op->getSubExpr(), function, bindings, depth + 1);
@@ -339,6 +367,8 @@ Dim3 HostValues::dim3(const Expr *expr, const FunctionDecl *function, const Bind
     stripped = functional->getSubExpr()->IgnoreImplicit(); // dim3{...} spelled as a cast
   if (const auto *construct = dyn_cast<CXXConstructExpr>(stripped)) {
     const auto *constructor = construct->getConstructor();
+    if (!constructor || constructor->getParent()->getName() != "dim3")
+      return dim; // a class of the file's own, whatever its constructor does with the numbers
     if (constructor && constructor->isCopyOrMoveConstructor() && construct->getNumArgs() == 1) {
       Dim3 inner = dim3(construct->getArg(0), function, bindings, depth + 1);
       inner.expression = dim.expression;

@@ -36,6 +36,9 @@ public:
   // A dim3 (or an integer, as CUDA converts it), each known extent set.
   Dim3 dim3(const clang::Expr *expr, const clang::FunctionDecl *function, const Bindings &bindings = {}, int depth = 0);
 
+  // `value` as an integer of `type` holds it (wrapping to its width; a bool is 0 or 1), or nullopt.
+  static std::optional<std::int64_t> asType(const clang::ASTContext &ast, clang::QualType type, std::int64_t value);
+
   // Whether `function` may change `var` after its initialisation: any use
   // but a read (HostValues.cpp, WriteScan); a body too deep to read changes everything.
   bool writes(const clang::FunctionDecl *function, const clang::VarDecl *var);

@@ -400,6 +400,58 @@ TEST(AnalyzerEntryLaunches, ReportsTheLaunchThatRunsOrNothing) {
        "extern \"C\" void run(float *x, int n) { if ((unsigned long)x % 16 == 0) k<<<n / 1024, 256>>>(x);\n"
        "  else k<<<n / 256, 256>>>(x); }",
        std::nullopt},
+      {"a pure virtual launcher, the override launching",
+       "struct B { virtual void go(float *x, int n) = 0; };\n"
+       "struct D : B { void go(float *x, int n) override { k<<<n / 1024, 1024>>>(x); } };\n"
+       "extern \"C\" void run(float *x, int n) { D d; B &b = d; b.go(x, n); k<<<1, 32>>>(x); }",
+       std::nullopt},
+      {"a launcher behind a function pointer initialised at file scope",
+       "static void wide(float *x, int n) { k<<<n / 1024, 1024>>>(x); }\n"
+       "static void (*const go)(float *, int) = wide;\n"
+       "extern \"C\" void run(float *x, int n) { go(x, n); k<<<1, 32>>>(x); }",
+       std::nullopt},
+      {"a launch after a return the size does not decide",
+       "extern \"C\" void run(float *x, int n) { k<<<64, 128>>>(x); if (x) return; k<<<n, 1024>>>(x); }", std::nullopt},
+      {"a C++ namesake beside the function exporting the symbol by an asm label",
+       "void run(float *x, int n) { k<<<n / 32, 32>>>(x); }\n"
+       "void impl(float *x, int n) __asm__(\"run\");\n"
+       "void impl(float *x, int n) { k<<<n / 256, 256>>>(x); }",
+       4096},
+      {"a launcher called from a default argument",
+       "static float *target;\n"
+       "static int launchWide() { k<<<1024, 1024>>>(target); return 1; }\n"
+       "static void go(int done = launchWide()) {}\n"
+       "extern \"C\" void run(float *x, int n) { target = x; go(); k<<<1, 32>>>(x); }",
+       1024},
+      {"a file's own function named max is a helper, not max",
+       "namespace m { int max(int a, int b) { return a + b; } }\n"
+       "extern \"C\" void run(float *x, int n) { k<<<m::max(n / 1024, 1), 256>>>(x); }",
+       1025},
+      {"a class derived from dim3 with its own arithmetic",
+       "struct D : dim3 { D(int a) : dim3(a * 2) {} };\n"
+       "extern \"C\" void run(float *x, int n) { k<<<D(n / 1024), 256>>>(x); }",
+       std::nullopt},
+      {"a const reference written through const_cast",
+       "static void tweak(const int &t) { const_cast<int &>(t) = 1024; }\n"
+       "extern \"C\" void run(float *x, int n) { int t = 128; tweak(t); k<<<n / t, t>>>(x); }",
+       std::nullopt},
+      {"more threads than the kernel's __launch_bounds__",
+       "__global__ void __launch_bounds__(256) bounded(float *x) {}\n"
+       "extern \"C\" void run(float *x, int n) { bounded<<<n, 1024>>>(x); k<<<n / 256, 256>>>(x); }",
+       std::nullopt},
+      {"more than 48 KiB of dynamic shared memory without an opt-in",
+       "extern \"C\" void run(float *x, int n) { k<<<n, 1024, 65536>>>(x); k<<<n / 256, 256>>>(x); }", std::nullopt},
+      {"a library call that launches kernels of its own",
+       "namespace thrust { void fill(float *first, int count); }\n"
+       "extern \"C\" void run(float *x, int n) { thrust::fill(x, n); k<<<1, 32>>>(x); }",
+       std::nullopt},
+      {"a functor handed to code outside the file",
+       "struct F { float *x; int n; void operator()() const { k<<<n / 1024, 1024>>>(x); } };\n"
+       "template <class G> void later(G g);\n"
+       "extern \"C\" void run(float *x, int n) { later(F{x, n}); k<<<1, 32>>>(x); }",
+       std::nullopt},
+      {"signed overflow (undefined: the compiler may fold it away)",
+       "extern \"C\" void run(float *x, int n) { k<<<n * 4096 / 4096 / 256, 256>>>(x); }", std::nullopt},
       {"a launch under a condition the size does not decide",
        "extern \"C\" void run(float *x, int n) { if (!x) { k<<<1, 1>>>(x); return; } k<<<n / 256, 256>>>(x); }",
        std::nullopt},

@@ -22,6 +22,6 @@ extern "C" void run(float *x, int n) {
 // CHECK: unknown: {{.*}}blocks threads
 
 // MISSING: launches of missing at the task's size: none
-// MISSING-NEXT: blocks and threads unknown: no host function 'missing' with a body in this file
+// MISSING-NEXT: blocks and threads unknown: no function of this file exports the symbol 'missing' (extern "C")
 
 // BAD: entry-args must be integers or _ separated by commas, not '_,lots'
