@@ -71,8 +71,10 @@ Flow either(Flow a, Flow b) {
 // feature is drawn from them (a shape reported as known must be the one that runs).
 class EntryWalker {
 public:
-  EntryWalker(ASTContext &ast, const std::vector<const FunctionDecl *> &hosts, TranslationUnitFacts &facts)
-      : ast_(ast), hosts_(hosts.begin(), hosts.end()), facts_(facts), values_(ast) {}
+  // sharedOptIn: the file raises a kernel's dynamic shared memory limit (cudaFuncSetAttribute).
+  EntryWalker(ASTContext &ast, const std::vector<const FunctionDecl *> &hosts, TranslationUnitFacts &facts,
+              bool sharedOptIn)
+      : ast_(ast), hosts_(hosts.begin(), hosts.end()), facts_(facts), values_(ast), sharedOptIn_(sharedOptIn) {}
 
   // Returns whether a throw may leave the function (it leaves its callers too).
   bool walkFunction(const FunctionDecl *function, const Bindings &bindings, unsigned loopDepth, int callDepth,
@@ -326,10 +328,7 @@ private:
     std::optional<std::int64_t> shared = 0;
     if (config->getNumArgs() > 2 && !isa<CXXDefaultArgExpr>(config->getArg(2)))
       shared = value(config->getArg(2), frame);
-    const FunctionDecl *kernel = launch->getDirectCallee();
-    if (!kernel)
-      if (const auto *ref = dyn_cast<DeclRefExpr>(launch->getCallee()->IgnoreImplicit()))
-        kernel = dyn_cast<FunctionDecl>(ref->getDecl());
+    const FunctionDecl *kernel = launchedKernel(launch);
     // A launch CUDA would refuse (an extent of 0, a negative size wrapped to unsigned, past the limits) is no shape.
     if (!grid.known() || !block.known() || !shared || *grid.x < 1 || *grid.x > kMaxGridX || *grid.y < 1 ||
         *grid.y > kMaxGridYZ || *grid.z < 1 || *grid.z > kMaxGridYZ || *block.x < 1 || *block.x > 1024 ||
@@ -382,8 +381,7 @@ private:
     Bindings inner;
     for (unsigned i = 0; i < call->getNumArgs(); ++i) {
       const ParmVarDecl *parameter = boundParameter(call, i);
-      if (!parameter ||
-          (parameter->getType()->isReferenceType() && !parameter->getType().getNonReferenceType().isConstQualified()))
+      if (!parameter || (parameter->getType()->isReferenceType() && !bindsConstReference(parameter)))
         continue; // the object, or a reference the launcher may write through
       if (auto known = value(call->getArg(i), frame))
         if (auto held = HostValues::asType(ast_, parameter->getType().getNonReferenceType(), *known))
@@ -392,14 +390,11 @@ private:
     return walkFunction(definition, inner, frame.loopDepth, frame.callDepth + 1, depth) ? Flow::MayLeave : Flow::Falls;
   }
 
-public:
-  bool sharedOptIn_ = false; // the file raises a kernel's dynamic shared memory limit (cudaFuncSetAttribute)
-
-private:
   ASTContext &ast_;
   std::set<const FunctionDecl *> hosts_;
   TranslationUnitFacts &facts_;
   HostValues values_;
+  bool sharedOptIn_;
   std::set<const FunctionDecl *> onStack_, walked_;
   std::size_t calls_ = 0;
   std::size_t visits_ = 0;
@@ -574,16 +569,18 @@ void collectEntryLaunches(ASTContext &ast, const std::vector<const FunctionDecl 
       if (auto held = HostValues::asType(ast, entry->getParamDecl(i)->getType(), *options.entryArguments[i]))
         bindings[entry->getParamDecl(i)] = *held; // as the parameter holds it: a short keeps 16 bits
   const UnseenLaunchPaths paths(ast, hostFunctions);
-  EntryWalker walker(ast, hostFunctions, facts);
-  walker.sharedOptIn_ = paths.sharedOptIn();
+  EntryWalker walker(ast, hostFunctions, facts, paths.sharedOptIn());
   walker.walkFunction(entry, bindings, 0, 0, 0);
+  // Said first when it happened: the budget, not the launch it left unsized, is the reason.
   if (walker.exhausted())
-    walker.doubt("the values took more evaluation than the walk allows");
+    facts.entryLaunchesProblem = "the values took more evaluation than the walk allows";
   // Launches the walk could not have seen (a lambda, a function pointer, an implicit call); overrides are
   // doubted where the walk meets the virtual call.
   const std::string unseen = paths.find(walker.walked());
   if (!unseen.empty())
     walker.doubt(unseen + ": a launch may run that the walk does not see");
+  if (!facts.entryLaunchesProblem.empty())
+    return;
   if (!walker.doubt().empty())
     facts.entryLaunchesProblem = walker.doubt();
   else if (facts.entryLaunches.empty())

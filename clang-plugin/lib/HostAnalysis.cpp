@@ -46,10 +46,7 @@ private:
   HostValues values_;
 
   void recordLaunch(const CUDAKernelCallExpr *launch, unsigned loopDepth) {
-    const FunctionDecl *kernel = launch->getDirectCallee();
-    if (!kernel)
-      if (const auto *ref = dyn_cast<DeclRefExpr>(launch->getCallee()->IgnoreImplicit()))
-        kernel = dyn_cast<FunctionDecl>(ref->getDecl());
+    const FunctionDecl *kernel = launchedKernel(launch);
     LaunchFact fact;
     fact.kernel = kernel ? kernel->getCanonicalDecl() : nullptr;
     if (kernel) {

@@ -26,11 +26,6 @@ const Expr *bare(const Expr *expr) {
   }
 }
 
-bool bindsConstReference(const ParmVarDecl *parameter) {
-  return parameter && parameter->getType()->isReferenceType() &&
-         parameter->getType().getNonReferenceType().isConstQualified();
-}
-
 // Which variables a body may change after their initialisation. The rule is
 // stated by what is allowed, not by what writes: a use of a variable is a
 // read when it is converted to a value, bound to a const reference
@@ -182,6 +177,18 @@ const Expr *singleReturn(const FunctionDecl *callee) {
 }
 
 } // namespace
+
+bool bindsConstReference(const ParmVarDecl *parameter) {
+  return parameter && parameter->getType()->isReferenceType() &&
+         parameter->getType().getNonReferenceType().isConstQualified();
+}
+
+const FunctionDecl *launchedKernel(const CUDAKernelCallExpr *launch) {
+  if (const FunctionDecl *kernel = launch->getDirectCallee())
+    return kernel;
+  const auto *ref = dyn_cast<DeclRefExpr>(launch->getCallee()->IgnoreImplicit());
+  return ref ? dyn_cast<FunctionDecl>(ref->getDecl()) : nullptr;
+}
 
 const ParmVarDecl *boundParameter(const CallExpr *call, unsigned argument) {
   const FunctionDecl *callee = call->getDirectCallee();

@@ -10,6 +10,7 @@
 
 #include <clang/AST/ASTContext.h>
 #include <clang/AST/Expr.h>
+#include <clang/AST/ExprCXX.h>
 
 #include <cstdint>
 #include <map>
@@ -24,6 +25,12 @@ using Bindings = std::map<const clang::VarDecl *, std::int64_t>;
 // The parameter argument `argument` of `call` binds to; nullptr for a member
 // operator's object (argument 0 of `a = b`) and for variadic extras.
 const clang::ParmVarDecl *boundParameter(const clang::CallExpr *call, unsigned argument);
+
+// A const reference parameter (`const T &`): what binds to it is read, not written, by the call's syntax.
+bool bindsConstReference(const clang::ParmVarDecl *parameter);
+
+// The kernel a <<<>>> launches (also through a template's DeclRefExpr), or nullptr.
+const clang::FunctionDecl *launchedKernel(const clang::CUDAKernelCallExpr *launch);
 
 class HostValues {
 public:

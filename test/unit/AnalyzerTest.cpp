@@ -294,6 +294,14 @@ TEST(AnalyzerCompilerBranches, AReadOfTheDeviceSideIsItsOwnDevicePass) {
   EXPECT_DOUBLE_EQ(analysis.reports[0].features.coal, 0.4);
 }
 
+// The entry run(float *x, int n) at n = 2^20, as the daemon would bind a task's benchmark size.
+AnalysisOptions runAtMegaElements() {
+  AnalysisOptions options;
+  options.entry = "run";
+  options.entryArguments = {std::nullopt, 1 << 20};
+  return options;
+}
+
 TEST(AnalyzerEntryLaunches, ParsesTheArgumentList) {
   using Values = std::vector<std::optional<std::int64_t>>;
   EXPECT_EQ(parseEntryArguments("_,_,67108864"), std::optional<Values>(Values{std::nullopt, std::nullopt, 67108864}));
@@ -306,9 +314,7 @@ TEST(AnalyzerEntryLaunches, ParsesTheArgumentList) {
 // Host code a policy could write to make the sizing loop, overflow or divide
 // by zero: no crash, no guess; the walk says why blocks and threads are unknown.
 TEST(AnalyzerEntryLaunches, HostileLaunchersAreLeftUnsized) {
-  AnalysisOptions options;
-  options.entry = "run";
-  options.entryArguments = {std::nullopt, 1 << 20};
+  const AnalysisOptions options = runAtMegaElements();
   const auto analysis = analyze(R"cu(
 __global__ void k(float *x) {}
 void again(float *x, int n);
@@ -335,9 +341,7 @@ extern "C" void run(float *x, int n) {
 // a value written through a reference, a mutable global another function
 // writes. The analysis must not size such a launch from the initialiser.
 TEST(AnalyzerEntryLaunches, ValuesWrittenElsewhereAreNotTrusted) {
-  AnalysisOptions options;
-  options.entry = "run";
-  options.entryArguments = {std::nullopt, 1 << 20};
+  const AnalysisOptions options = runAtMegaElements();
   const auto analysis = analyze(R"cu(
 __global__ void k(float *x) {}
 int globalBlocks = 4096;
@@ -509,9 +513,7 @@ TEST(AnalyzerEntryLaunches, ReportsTheLaunchThatRunsOrNothing) {
        std::nullopt},
   };
   for (const Case &test : cases) {
-    AnalysisOptions options;
-    options.entry = "run";
-    options.entryArguments = {std::nullopt, 1 << 20};
+    const AnalysisOptions options = runAtMegaElements();
     const auto analysis = analyze(std::string("__global__ void k(float *x) {}\n") + test.body, options);
     ASSERT_EQ(analysis.reports.size(), 1u) << test.what;
     const auto &report = analysis.reports[0];
