@@ -134,6 +134,32 @@ class DaemonTest(unittest.TestCase):
         status, body, _ = self.daemon.request("POST", "/v1/analyze", {"source": NAIVE, "task": 3})
         self.assertEqual(status, 400, body)
 
+    def test_launch_shape_decoys_are_not_sized(self):
+        """test/hostile/relu/launch_shape_decoy.cu and launch_size_fanout.cu (class 13), as the evaluation's
+        analysis reads them (with the task): the decoy's 256-thread launch never runs, so no shape is reported
+        (blocks and threads unknown, the walk's doubt named); the fan-out of helpers stays within the analysis's
+        deadline and its budget, and is unknown too. An honest variant of the same task is sized."""
+        for name, says in (("launch_shape_decoy.cu", "runs or not"),
+                           ("launch_size_fanout.cu", "more evaluation than the walk allows")):
+            started = time.time()
+            status, body, _ = self.daemon.request("POST", "/v1/analyze",
+                                                  {"source": read_hostile("relu", name), "task": "relu"})
+            if status == 503:
+                self.skipTest("built without the analysis library")
+            self.assertEqual(status, 200, (name, body))
+            self.assertLess(time.time() - started, 10, name)
+            self.assertIn("blocks", body["features_unknown"], name)
+            self.assertIn("threads", body["features_unknown"], name)
+            self.assertIn(says, body["entry_launches_problem"], name)
+        # The evaluation path binds the task too (no GPU here: the answer still carries the features).
+        status, answer, _ = self.daemon.request("POST", "/v1/evaluate",
+                                                {"task": "relu", "source": read_hostile("relu", "launch_shape_decoy.cu")})
+        self.assertEqual(status, 200, answer)
+        self.assertIn("blocks", answer["features"]["unknown"], answer["features"])
+        status, honest, _ = self.daemon.request("POST", "/v1/analyze", {"source": open(
+            os.path.join(TASKS, "relu", "variants", "naive.cu")).read(), "task": "relu"})
+        self.assertNotIn("blocks", honest["features_unknown"], honest.get("entry_launches_problem"))
+
     def test_analyze_with_a_compile_gives_ptxas_facts(self):
         tiled = open(os.path.join(TASKS, "transpose", "variants", "tiled.cu")).read()
         status, body, _ = self.daemon.request("POST", "/v1/analyze", {"source": tiled, "compile": True})
