@@ -186,7 +186,10 @@ def main():
                           0.9 * card if card else float("inf"))
     rows = []
     with concurrent.futures.ThreadPoolExecutor(max(1, args.jobs)) as pool:
-        for row in pool.map(lambda t: check(t, work, args, host, device), tasks):
+        # Rows as they finish, so a call that runs out of time keeps every answer it got.
+        futures = [pool.submit(check, t, work, args, host, device) for t in tasks]
+        for future in concurrent.futures.as_completed(futures):
+            row = future.result()
             rows.append(row)
             print("%-50s %s  %s" % (row[0], "pass" if row[1] else "FAIL", row[2]), flush=True)
     passed = sum(1 for r in rows if r[1])
