@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <fstream>
+#include <limits>
 #include <sstream>
 #include <stdexcept>
 
@@ -224,6 +225,52 @@ double rankerScore(const RankerModel &model, const FeatureVector &features) {
   double score = activations.front();
   for (const auto &term : model.monotone)
     score += term.weight * input[term.input];
+  return score;
+}
+
+std::vector<LaunchShape> readEntryLaunchShapes(const json::value *entryLaunches) {
+  std::vector<LaunchShape> shapes;
+  if (!entryLaunches || entryLaunches->is_null())
+    return shapes;
+  if (!entryLaunches->is_array())
+    throw std::invalid_argument("entry_launches: expected a list of launches");
+  for (const json::value &entry : entryLaunches->get_array()) {
+    const std::string at = "entry_launches[" + std::to_string(shapes.size()) + "]";
+    if (!entry.is_object())
+      throw std::invalid_argument(at + ": expected an object");
+    auto positive = [&](const char *key) {
+      const json::value *value = entry.get_object().if_contains(key);
+      if (!value || !value->is_number() || !std::isfinite(value->to_number<double>()) ||
+          !(value->to_number<double>() > 0))
+        throw std::invalid_argument(at + "." + key + " must be a positive finite number");
+      return value->to_number<double>();
+    };
+    shapes.push_back({positive("blocks"), positive("threads")});
+  }
+  return shapes;
+}
+
+std::vector<FeatureVector> launchAlternatives(const FeatureVector &features,
+                                              const std::vector<LaunchShape> &sizedLaunches) {
+  std::vector<FeatureVector> alternatives{features};
+  const std::size_t blocks = *featureIndex("blocks"), threads = *featureIndex("threads");
+  if (!features.isUnknown(blocks) || !features.isUnknown(threads))
+    return alternatives;
+  for (const LaunchShape &launch : sizedLaunches) {
+    FeatureVector standing = features;
+    standing.valueAt(blocks) = launch.blocks;
+    standing.valueAt(threads) = launch.threads;
+    standing.unknown &= ~((1u << blocks) | (1u << threads));
+    alternatives.push_back(standing);
+  }
+  return alternatives;
+}
+
+double rankerScoreAcrossLaunches(const RankerModel &model, const FeatureVector &features,
+                                 const std::vector<LaunchShape> &sizedLaunches) {
+  double score = std::numeric_limits<double>::infinity();
+  for (const FeatureVector &alternative : launchAlternatives(features, sizedLaunches))
+    score = std::min(score, rankerScore(model, alternative));
   return score;
 }
 

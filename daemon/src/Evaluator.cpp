@@ -253,9 +253,11 @@ Evaluator::RankerScore Evaluator::scoreWithRanker(const AnalysisStage &analysis)
                   "R_str is the floor (r_str_unreadable)";
     return scored;
   }
-  double score = rankerScore(*ranker_, *analysis.features);
+  const std::vector<LaunchShape> &launches = analysis.entryLaunchShapes;
+  double score = rankerScoreAcrossLaunches(*ranker_, *analysis.features, launches);
   if (analysis.devicePassFeatures) {
-    score = std::min(score, rankerScore(*ranker_, *analysis.devicePassFeatures)); // of the two sides, the lower
+    score = std::min(score, rankerScoreAcrossLaunches(*ranker_, *analysis.devicePassFeatures,
+                                                      launches)); // of the two sides, the lower
   } else if (analysis.devicePassExpected) {
     scored.note = "the device side of the source (what nvcc builds) could not be analysed: R_str is the floor "
                   "(r_str_unreadable)";

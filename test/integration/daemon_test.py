@@ -676,6 +676,40 @@ class TrainedRankerTest(unittest.TestCase):
                 self.assertAlmostEqual(ours, theirs, delta=1e-6)
             self.assertGreater(len(set(daemon_scores)), 1)  # the variants are told apart
 
+    def test_a_doubt_added_to_a_poor_launch_shape_does_not_lift_r_str(self):
+        """test/hostile/relu/launch_shape_laundered.cu (class 13): its launch of 32-thread blocks, which the
+        ranker scores below its mean, plus a no-op launch in a loop the walk does not decide. Blocks and threads
+        are unknown, yet R_str is no higher than the same launch written plainly (the lowest of the unknown's
+        score and each sized launch's), and cudaperf-train score gives the same number from the report."""
+        laundered = read_hostile("relu", "launch_shape_laundered.cu")
+        plain = laundered[:laundered.index("  for (int pass")] + "}\n"
+        wide = plain.replace("<<<(n + 31) / 32, 32>>>", "<<<(n + 255) / 256, 256>>>").replace(
+            "blockIdx.x * 32", "blockIdx.x * 256")
+        with tempfile.TemporaryDirectory() as workdir:
+            daemon = Daemon(workdir, "--ranker", BUNDLED_RANKER)
+            try:
+                reports = {}
+                for name, source in (("laundered", laundered), ("plain", plain), ("wide", wide)):
+                    status, reports[name], _ = daemon.request("POST", "/v1/analyze", {"source": source, "task": "relu"})
+                    self.assertEqual(status, 200, reports[name])
+                status, evaluated, _ = daemon.request("POST", "/v1/evaluate", {"task": "relu", "source": laundered})
+                self.assertEqual(status, 200, evaluated)
+            finally:
+                daemon.stop()
+        self.assertIn("blocks", reports["laundered"]["features_unknown"])
+        self.assertIn("runs or not", reports["laundered"]["entry_launches_problem"])
+        self.assertNotIn("blocks", reports["plain"]["features_unknown"])
+        # The shape is poor by the ranker's own reading (a 256-thread launch scores higher), so the doubt must
+        # not score it at the mean.
+        self.assertGreater(reports["wide"]["r_str"], reports["plain"]["r_str"] + 0.1)
+        self.assertLessEqual(reports["laundered"]["r_str"], reports["plain"]["r_str"] + 1e-9)
+        self.assertAlmostEqual(evaluated["reward"]["r_str_absolute"], reports["laundered"]["r_str"], delta=1e-9)
+        line = json.dumps({key: reports["laundered"][key]
+                           for key in ("features", "extended", "features_unknown", "entry_launches")})
+        scored = subprocess.run([TRAINER, "score", "--ranker", BUNDLED_RANKER], input=line,
+                                capture_output=True, text=True, timeout=120, check=True)
+        self.assertAlmostEqual(float(scored.stdout), reports["laundered"]["r_str"], delta=1e-6)
+
     def test_r_str_is_measured_from_the_tasks_baseline(self):
         """An evaluation's R_str is the candidate's score less that of its task's baseline.cu: the baseline
         itself gets 0, a variant its score less the baseline's; r_str_reference none keeps the absolute."""
@@ -985,4 +1019,5 @@ class GrpoAgainstTheDaemonTest(unittest.TestCase):
 
 
 if __name__ == "__main__":
-    unittest.main(argv=[sys.argv[0], "-v"])
+    # CUDAPERF_TEST=Class.test_name runs that test alone (a short re-check).
+    unittest.main(argv=[sys.argv[0], "-v"] + [name for name in os.environ.get("CUDAPERF_TEST", "").split(",") if name])

@@ -170,3 +170,19 @@ TEST(AnalysisStage, CompilerBranchesAndTheDevicePassAreRead) {
   EXPECT_FALSE(older.compilerDependent);
   EXPECT_FALSE(older.devicePassFeatures);
 }
+
+TEST(AnalysisStage, TheEntryWalksSizedLaunchesAreRead) {
+  json::object report = analysisWith(1, 1, 0).report;
+  EXPECT_TRUE(AnalysisStage::fromReport(report).entryLaunchShapes.empty());
+  report["entry_launches"] =
+      json::array{json::object{{"kernel", "k"}, {"blocks", 2097152}, {"threads_per_block", 32}, {"threads", 67108864}},
+                  json::object{{"kernel", "k"}, {"blocks", 1}, {"threads_per_block", 32}, {"threads", 32}}};
+  report["entry_launches_problem"] = "the launch at a.cu:9:5 runs or not";
+  const AnalysisStage doubted = AnalysisStage::fromReport(report);
+  ASSERT_EQ(doubted.entryLaunchShapes.size(), 2u);
+  EXPECT_DOUBLE_EQ(doubted.entryLaunchShapes[0].blocks, 2097152);
+  EXPECT_DOUBLE_EQ(doubted.entryLaunchShapes[1].threads, 32);
+  // A launch with no size is a report that scores nothing, not a crash.
+  report["entry_launches"] = json::array{json::object{{"kernel", "k"}, {"blocks", 0}}};
+  EXPECT_FALSE(AnalysisStage::fromReport(report).features);
+}

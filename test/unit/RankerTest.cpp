@@ -226,3 +226,90 @@ TEST(Ranker, AMonotoneFeatureTheNetworkAlsoSeesIsRefused) {
   doc["monotone"] = json::object{};
   EXPECT_NE(message(doc).find("monotone"), std::string::npos) << message(doc);
 }
+
+namespace {
+// document() with blocks and threads after the eleven (mu 0, sigma 1, identity):
+// h0 = relu(coal_hat - threads), h1 = relu(-coal_hat + occ_hat + blocks); score = 2 h0 - h1 + 0.5.
+RankerModel launchShapeModel() {
+  json::object doc = document();
+  for (const char *name : {"blocks", "threads"}) {
+    doc["features"].as_array().push_back(json::value(name));
+    doc["mu"].as_array().push_back(0.0);
+    doc["sigma"].as_array().push_back(1.0);
+  }
+  auto &rows = doc["layers"].as_array()[0].as_object()["weights"].as_array();
+  rows[0].as_array().push_back(0.0);  // h0: blocks
+  rows[0].as_array().push_back(-1.0); // h0: threads
+  rows[1].as_array().push_back(1.0);  // h1: blocks
+  rows[1].as_array().push_back(0.0);  // h1: threads
+  return rankerFromJson(doc);
+}
+
+FeatureVector doubtedWalk() {
+  FeatureVector features;
+  features.coal = 1.0; // coal_hat 2
+  features.occ = 1.0;  // occ_hat 1
+  features.markUnknown(*featureIndex("blocks"));
+  features.markUnknown(*featureIndex("threads"));
+  return features;
+}
+} // namespace
+
+TEST(Ranker, ADoubtedWalkScoresAtItsLowestSizedLaunch) {
+  const RankerModel model = launchShapeModel();
+  const FeatureVector features = doubtedWalk();
+  // Unknown: blocks = threads = 0 (the mean): h0 = 2, h1 = relu(-1) = 0: 4.5.
+  EXPECT_DOUBLE_EQ(rankerScore(model, features), 4.5);
+  EXPECT_DOUBLE_EQ(rankerScoreAcrossLaunches(model, features, {}), 4.5);
+  // Launch A (1 block, 1 thread): h0 = 1, h1 = 0: 2.5. Launch B (3 blocks, 0.5 threads): h0 = 1.5,
+  // h1 = relu(-2 + 1 + 3) = 2: 3 - 2 + 0.5 = 1.5. The lowest of 4.5, 2.5 and 1.5.
+  const std::vector<LaunchShape> launches{{1, 1}, {3, 0.5}};
+  EXPECT_DOUBLE_EQ(rankerScoreAcrossLaunches(model, features, launches), 1.5);
+  const std::vector<FeatureVector> alternatives = launchAlternatives(features, launches);
+  ASSERT_EQ(alternatives.size(), 3u);
+  EXPECT_EQ(alternatives[0].unknown, features.unknown);
+  EXPECT_FALSE(alternatives[2].isUnknown(*featureIndex("blocks")));
+  EXPECT_DOUBLE_EQ(alternatives[2].valueAt(*featureIndex("blocks")), 3);
+  EXPECT_DOUBLE_EQ(alternatives[2].valueAt(*featureIndex("threads")), 0.5);
+  // One launch (1 block, 0.25 threads): h0 = 1.75, h1 = 0: 4.0.
+  EXPECT_DOUBLE_EQ(rankerScoreAcrossLaunches(model, features, {{1, 0.25}}), 4.0);
+}
+
+TEST(Ranker, SizedLaunchesChangeNothingWhereTheShapeIsKnown) {
+  const RankerModel model = launchShapeModel();
+  FeatureVector known = doubtedWalk();
+  known.unknown = 0;
+  known.valueAt(*featureIndex("blocks")) = 0;
+  known.valueAt(*featureIndex("threads")) = 0.5; // h0 = 1.5: 3.5
+  EXPECT_DOUBLE_EQ(rankerScoreAcrossLaunches(model, known, {{3, 0.5}, {1, 1}}), 3.5);
+  // One of the two unknown is not a doubted walk (an older report's partial vector): as it is.
+  FeatureVector partial = doubtedWalk();
+  partial.unknown = 0;
+  partial.markUnknown(*featureIndex("blocks"));
+  EXPECT_EQ(launchAlternatives(partial, {{1, 1}}).size(), 1u);
+}
+
+TEST(Ranker, AModelWithoutLaunchInputsIsNotMovedByThem) {
+  // document() reads the eleven only: every alternative scores alike.
+  const RankerModel model = rankerFromJson(document());
+  const FeatureVector features = doubtedWalk();
+  EXPECT_DOUBLE_EQ(rankerScoreAcrossLaunches(model, features, {{1, 32}, {1 << 20, 1 << 28}}),
+                   rankerScore(model, features));
+}
+
+TEST(Ranker, EntryLaunchShapesAreReadFromAReport) {
+  const json::value launches = json::parse(R"([{"kernel": "k", "location": "a.cu:3:1", "blocks": 2097152,
+      "threads_per_block": 32, "threads": 67108864, "loop_depth": 0}, {"blocks": 1, "threads": 32}])");
+  const std::vector<LaunchShape> shapes = readEntryLaunchShapes(&launches);
+  ASSERT_EQ(shapes.size(), 2u);
+  EXPECT_DOUBLE_EQ(shapes[0].blocks, 2097152);
+  EXPECT_DOUBLE_EQ(shapes[0].threads, 67108864);
+  EXPECT_TRUE(readEntryLaunchShapes(nullptr).empty());
+  const json::value null = nullptr;
+  EXPECT_TRUE(readEntryLaunchShapes(&null).empty());
+  for (const char *bad : {R"({"blocks": 1})", R"([{"blocks": 0, "threads": 32}])", R"([{"blocks": 1}])",
+                          R"([{"blocks": 1, "threads": "32"}])", R"([7])"}) {
+    const json::value value = json::parse(bad);
+    EXPECT_THROW(readEntryLaunchShapes(&value), std::invalid_argument) << bad;
+  }
+}

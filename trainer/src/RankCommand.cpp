@@ -10,9 +10,11 @@
 
 #include <boost/json.hpp>
 
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
+#include <limits>
 #include <map>
 #include <sstream>
 #include <stdexcept>
@@ -240,8 +242,13 @@ int scoreCommand(const std::vector<std::string> &args) {
     // The line's extended features and unknown list, as a report or an export has them.
     readExtendedFeatures(parsed.as_object().if_contains("extended"), features);
     readUnknownFeatures(parsed.as_object().if_contains("features_unknown"), features);
+    // A doubted entry walk's sized launches: the lowest score, as R_str takes it (rankerScoreAcrossLaunches).
+    double score = std::numeric_limits<double>::infinity();
+    for (const FeatureVector &alternative :
+         launchAlternatives(features, readEntryLaunchShapes(parsed.as_object().if_contains("entry_launches"))))
+      score = std::min(score, torchRankerScore(model, alternative));
     char buffer[64];
-    std::snprintf(buffer, sizeof buffer, "%.17g", torchRankerScore(model, features));
+    std::snprintf(buffer, sizeof buffer, "%.17g", score);
     std::cout << buffer << "\n";
   }
   return 0;

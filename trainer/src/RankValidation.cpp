@@ -63,8 +63,8 @@ ValidationReport validateByTask(const RankerDataset &data, const RankerTrainingO
         for (std::size_t s : data.samplesOf(task)) {
           const auto &sample = data.samples[s];
           speedups.push_back(sample.speedup);
-          scores[0].push_back(rankerScore(mlpModel, sample.features));
-          scores[1].push_back(rankerScore(linearModel, sample.features));
+          scores[0].push_back(rankerScoreAcrossLaunches(mlpModel, sample.features, sample.entryLaunches));
+          scores[1].push_back(rankerScoreAcrossLaunches(linearModel, sample.features, sample.entryLaunches));
           scores[2].push_back(handMappingScore(sample.features, rankerInput(mlpModel, sample.features)));
           scores[3].push_back(uniform(randomScores));
         }

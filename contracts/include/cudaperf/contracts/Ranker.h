@@ -58,6 +58,18 @@ struct RankerModel {
   boost::json::value metrics; // training and held-out metrics, as exported
 };
 
+// A launch the entry walk sized at the task's size (a report's entry_launches):
+// the blocks and threads features it gives the file when it stands for it.
+struct LaunchShape {
+  double blocks = 0;
+  double threads = 0;
+};
+
+// The shapes of a report's "entry_launches" (absent or null: none); a launch
+// whose blocks or threads is not a positive finite number throws
+// std::invalid_argument naming it.
+std::vector<LaunchShape> readEntryLaunchShapes(const boost::json::value *entryLaunches);
+
 // Validates the document (feature names and order, shapes, finite numbers);
 // throws std::invalid_argument naming the field.
 RankerModel rankerFromJson(const boost::json::value &document);
@@ -70,5 +82,22 @@ std::vector<double> rankerInput(const RankerModel &model, const FeatureVector &f
 
 // The score of one candidate (higher: expected faster).
 double rankerScore(const RankerModel &model, const FeatureVector &features);
+
+// The vectors rankerScoreAcrossLaunches takes the lowest score of: the
+// features as they are, then, where blocks and threads are both unknown, each
+// sized launch standing for the file (written once; the trainer's LibTorch
+// scorer reads them too).
+std::vector<FeatureVector> launchAlternatives(const FeatureVector &features,
+                                              const std::vector<LaunchShape> &sizedLaunches);
+
+// The score R_str uses. Where the entry walk had a doubt, blocks and threads
+// are unknown (the training mean), yet it may have sized launches: the launch
+// standing for the file is one of them or one it could not size. The score is
+// the lowest of the unknown's and each sized launch's, so a doubt a candidate
+// adds (a launch under a condition the walk cannot decide) never lifts the
+// score of a shape the ranker rates below the mean. Without such launches, or
+// with blocks and threads known, it is rankerScore.
+double rankerScoreAcrossLaunches(const RankerModel &model, const FeatureVector &features,
+                                 const std::vector<LaunchShape> &sizedLaunches);
 
 } // namespace cudaperf

@@ -6,11 +6,13 @@
 
 #include "cudaperf/contracts/FeatureReport.h"
 #include "cudaperf/contracts/FeatureVector.h"
+#include "cudaperf/contracts/Ranker.h"
 
 #include <boost/json/object.hpp>
 
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace cudaperf {
 
@@ -30,6 +32,10 @@ struct AnalysisStage {
   std::optional<CompilerBranch> compilerDependent;
   bool devicePassExpected = false;
   std::optional<FeatureVector> devicePassFeatures;
+  // The launches the entry walk sized (the report's entry_launches), listed
+  // also where a doubt left blocks and threads unknown: R_str scores the file
+  // at the lowest of them and the unknown (rankerScoreAcrossLaunches).
+  std::vector<LaunchShape> entryLaunchShapes;
 
   bool ok() const { return error.empty(); }
   // From the analysis's answer: a report, or {"error": ...}.

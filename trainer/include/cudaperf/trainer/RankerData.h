@@ -6,6 +6,7 @@
 #pragma once
 
 #include "cudaperf/contracts/FeatureVector.h"
+#include "cudaperf/contracts/Ranker.h"
 
 #include <cstddef>
 #include <filesystem>
@@ -19,7 +20,8 @@ struct RankerSample {
   std::string task;
   std::string variant; // label from the data, may be empty
   FeatureVector features;
-  double speedup = 0; // measured, > 0
+  std::vector<LaunchShape> entryLaunches; // the line's entry_launches, sized by a doubted walk too
+  double speedup = 0;                     // measured, > 0
 };
 
 struct RankerDataset {
