@@ -2,6 +2,7 @@
 // hand, the code taken out of completions, the task prompt, and a
 // conversation that only ever appends token ids (never re-tokenises a turn).
 #include "cudaperf/trainer/KernelPrompt.h"
+#include "cudaperf/trainer/SftData.h"
 #include "cudaperf/trainer/TrajectoryAdvantages.h"
 
 #include "ByteTokenizer.h"
@@ -10,7 +11,10 @@
 
 #include <boost/json.hpp>
 
+#include <algorithm>
 #include <cmath>
+#include <fstream>
+#include <iterator>
 
 using namespace cudaperf;
 using namespace cudaperf::trainer;
@@ -142,3 +146,57 @@ TEST(ConversationTest, TurnsOnlyAppendIdsAndMaskWhatThePolicyWrote) {
 }
 
 } // namespace
+
+// SFT pairs from the suite: what GRPO's turn 1 is sampled from, token for token.
+TEST(SftDataTest, EveryCorrectSourceOfEveryTaskUnderItsFirstTurnPrompt) {
+  const std::vector<TaskSpec> suite = loadSuite(std::filesystem::path(CUDAPERF_TASKS_DIR));
+  const auto lines = sftLinesOf(suite);
+  const Tokenizer tokenizer = chatTokenizer();
+  std::size_t expected = 0, checked = 0;
+  for (const TaskSpec &task : suite) {
+    std::vector<std::filesystem::path> sources;
+    if (task.baseline)
+      sources.push_back(*task.baseline);
+    for (const VariantSpec &variant : task.variants)
+      if (variant.expectPass)
+        sources.push_back(variant.file);
+    expected += sources.size();
+    std::size_t k = 0;
+    for (const auto &line : lines) {
+      if (line.at("task").as_string() != task.name)
+        continue;
+      ASSERT_LT(k, sources.size()) << task.name;
+      // The source comes back out of the answer byte for byte, as the daemon would get it.
+      std::ifstream file(sources[k]);
+      const std::string source((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+      EXPECT_EQ(extractKernelSource(std::string(line.at("completion").as_string())), source) << sources[k];
+      EXPECT_EQ(sftPromptText(line, true), firstTurnContext(task)) << task.name;
+      if (k == 0) { // the same ids as the conversation GRPO samples turn 1 from
+        const auto ids = tokenizer.encode(sftPromptText(line, true));
+        const Conversation conversation(tokenizer, task);
+        const auto &sampled = conversation.ids();
+        EXPECT_TRUE(std::equal(ids.begin(), ids.end(), sampled.begin(), sampled.end())) << task.name;
+      }
+      ++k, ++checked;
+    }
+    EXPECT_EQ(k, sources.size()) << task.name;
+  }
+  EXPECT_EQ(lines.size(), expected);
+  EXPECT_EQ(checked, expected);
+  // relu's leaky.cu is written to fail: never a target.
+  for (const auto &line : lines)
+    EXPECT_FALSE(line.at("task").as_string() == "relu" && line.at("variant").as_string() == "variants/leaky.cu");
+}
+
+TEST(SftDataTest, APromptWithoutASystemMessageIsAUserTurnAlone) {
+  boost::json::object line{{"prompt", "write saxpy"}, {"completion", "x"}};
+  EXPECT_EQ(sftPromptText(line, true), "<|im_start|>user\nwrite saxpy<|im_end|>\n<|im_start|>assistant\n");
+  EXPECT_EQ(sftPromptText(line, false), "write saxpy");
+  line["system"] = "be fast";
+  EXPECT_EQ(sftPromptText(line, true),
+            "<|im_start|>system\nbe fast<|im_end|>\n<|im_start|>user\nwrite saxpy<|im_end|>\n<|im_start|>assistant\n");
+  line["system"] = 7;
+  EXPECT_THROW(sftPromptText(line, true), std::invalid_argument);
+  EXPECT_EQ(fencedAnswer("int x;"), "```cuda\nint x;\n```");
+  EXPECT_EQ(extractKernelSource(fencedAnswer("int x;\n")), "int x;\n");
+}

@@ -50,6 +50,14 @@ std::string taskMessage(const TaskSpec &task) {
   return out.str();
 }
 
+std::string firstTurnContext(const TaskSpec &task) {
+  return Tokenizer::chatPrompt({{"system", kKernelSystemPrompt}, {"user", taskMessage(task)}});
+}
+
+std::string fencedAnswer(const std::string &source) {
+  return "```cuda\n" + source + (source.empty() || source.back() != '\n' ? "\n" : "") + "```";
+}
+
 std::string refinementMessage(const std::string &feedback) {
   return "The evaluation of your previous answer:\n" + feedback +
          "\n\nWrite an improved version: fix anything wrong first, then make it faster. Answer with the complete "
@@ -84,7 +92,7 @@ std::string extractKernelSource(const std::string &completion) {
 Conversation::Conversation(const Tokenizer &tokenizer, const TaskSpec &task) : tokenizer_(tokenizer) {
   if (auto id = tokenizer.tokenId("<|im_end|>"))
     endOfMessage_ = *id;
-  appendContext(Tokenizer::chatPrompt({{"system", kKernelSystemPrompt}, {"user", taskMessage(task)}}));
+  appendContext(firstTurnContext(task));
 }
 
 void Conversation::appendContext(const std::string &text) {

@@ -25,6 +25,7 @@ constexpr const char *kUsage =
     "                           [--ignore-eos] [--no-cuda-graph] [--no-recompute] [--completions-out FILE]\n"
     "       cudaperf-train grpo --config FILE.json [--steps N] [--resume DIR|latest] [--stop-after N] [--nproc N]\n"
     "       cudaperf-train sft --config FILE.json [--resume DIR|latest] [--stop-after N]\n"
+    "       cudaperf-train sft-data [--tasks-dir tasks] [--tasks a,b] --out FILE.jsonl\n"
     "       cudaperf-train eval --model DIR [--tasks-dir tasks] [--tasks a,b] [--samples 10] [--turns 1]\n"
     "                           [--seeds 0,1,2] [--daemon URL,...] [--temperature T] [--top-p P]\n"
     "                           [--max-new-tokens N] [--device D] [--dtype T] [--out report.json]\n"
@@ -60,6 +61,8 @@ int main(int argc, char **argv) {
       return cudaperf::evalCommand(rest);
     if (args[0] == "sft")
       return cudaperf::sftCommand(rest);
+    if (args[0] == "sft-data")
+      return cudaperf::sftDataCommand(rest);
     std::cerr << "cudaperf-train: unknown command '" << args[0] << "'\n" << kUsage;
     return 2;
   } catch (const std::exception &error) {

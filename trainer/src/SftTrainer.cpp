@@ -1,9 +1,10 @@
 #include "cudaperf/trainer/SftTrainer.h"
 
+#include "cudaperf/contracts/TextFile.h"
 #include "cudaperf/trainer/ConfigFields.h"
 #include "cudaperf/trainer/DataOrder.h"
 #include "cudaperf/trainer/GrpoTrainer.h"
-#include "cudaperf/contracts/TextFile.h"
+#include "cudaperf/trainer/SftData.h"
 #include "cudaperf/trainer/TrainingCheckpoint.h"
 
 #include <chrono>
@@ -89,8 +90,12 @@ SftTrainer::SftTrainer(SftConfig config)
     if (!prompt || !prompt->is_string() || !completion || !completion->is_string())
       throw std::runtime_error(config_.data + ":" + std::to_string(lineNumber) +
                                ": needs \"prompt\" and \"completion\" strings");
-    const std::string promptText = config_.chat ? Tokenizer::chatPrompt({{"user", std::string(prompt->as_string())}})
-                                                : std::string(prompt->as_string());
+    std::string promptText;
+    try {
+      promptText = sftPromptText(row, config_.chat);
+    } catch (const std::invalid_argument &error) {
+      throw std::runtime_error(config_.data + ":" + std::to_string(lineNumber) + ": " + error.what());
+    }
     const std::string completionText = std::string(completion->as_string()) + (config_.chat ? "<|im_end|>" : "");
     Example example;
     for (auto id : tokenizer_.encode(promptText)) {

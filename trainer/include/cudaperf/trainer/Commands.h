@@ -17,5 +17,6 @@ int grpoCommand(const std::vector<std::string> &args);
 int initCommand(const std::vector<std::string> &args);
 int evalCommand(const std::vector<std::string> &args);
 int sftCommand(const std::vector<std::string> &args);
+int sftDataCommand(const std::vector<std::string> &args);
 
 } // namespace cudaperf

@@ -19,6 +19,12 @@ extern const char *const kKernelSystemPrompt;
 
 // The user message of turn 1.
 std::string taskMessage(const TaskSpec &task);
+// The context turn 1 is sampled from: the chat template over the system
+// prompt and taskMessage, up to the assistant's header.
+std::string firstTurnContext(const TaskSpec &task);
+// A source as the policy is asked to answer: one ```cuda block
+// (extractKernelSource gives the source back).
+std::string fencedAnswer(const std::string &source);
 // The user message of a refinement turn.
 std::string refinementMessage(const std::string &feedback);
 
