@@ -19,6 +19,8 @@
 #include <filesystem>
 #include <fstream>
 #include <limits>
+#include <set>
+#include <sstream>
 #include <unistd.h>
 
 using namespace cudaperf::trainer;
@@ -75,6 +77,13 @@ torch::Tensor ids(std::vector<std::vector<std::int64_t>> rows, torch::Tensor *fi
   return out;
 }
 
+std::string readFile(const fs::path &path) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
 double maxDifference(const torch::Tensor &a, const torch::Tensor &b) { return (a - b).abs().max().item<double>(); }
 
 TEST(PolicyModelTest, SaveAndLoadGiveTheSameLogits) {
@@ -89,6 +98,45 @@ TEST(PolicyModelTest, SaveAndLoadGiveTheSameLogits) {
     EXPECT_EQ(maxDifference(model.forward(batch, first), loaded.forward(batch, first)), 0.0) << f.name;
     fs::remove_all(dir);
   }
+}
+
+TEST(PolicyModelTest, ShardedSaveKeepsEachFileUnderItsLimitAndLoadsTheSame) {
+  const auto model = PolicyModel::random(tinyConfig(ModelFamily::Qwen2, true), torch::kCPU, torch::kFloat32, 4);
+  const auto dir = scratch("sharded");
+  model.save(dir.string()); // one file first: the sharded save must replace it, not sit beside it
+  std::size_t total = 0;
+  for (const auto &p : model.parameters())
+    total += static_cast<std::size_t>(p.numel()) * 4;
+  const std::size_t limit = total / 3 + 1; // three shards or more
+  model.save(dir.string(), limit);
+  EXPECT_FALSE(fs::exists(dir / "model.safetensors"));
+  const auto index = boost::json::parse(readFile(dir / "model.safetensors.index.json")).as_object();
+  std::set<std::string> shards;
+  for (const auto &[tensor, shard] : index.at("weight_map").as_object())
+    shards.insert(std::string(shard.as_string()));
+  EXPECT_GE(shards.size(), 3u);
+  std::size_t data = 0;
+  for (const auto &shard : shards) {
+    const auto file = cudaperf::trainer::SafetensorsFile::open((dir / shard).string());
+    std::size_t bytes = 0;
+    for (const auto &[name, view] : file->tensors())
+      bytes += view.bytes;
+    // Within the limit, or one tensor that alone is larger (the tiny model's embedding: 38,400 bytes).
+    EXPECT_TRUE(bytes <= limit || file->tensors().size() == 1) << shard << ": " << bytes;
+    data += bytes;
+  }
+  EXPECT_EQ(data, total);
+  EXPECT_EQ(index.at("metadata").as_object().at("total_size").to_number<std::size_t>(), total);
+  const auto loaded = PolicyModel::load(dir.string(), torch::kCPU, torch::kFloat32);
+  torch::Tensor first;
+  auto batch = ids({{5, 6, 7, 8}}, &first);
+  EXPECT_EQ(maxDifference(model.forward(batch, first), loaded.forward(batch, first)), 0.0);
+  // And back to one file: the shards and the index go.
+  model.save(dir.string());
+  EXPECT_FALSE(fs::exists(dir / "model.safetensors.index.json"));
+  for (const auto &shard : shards)
+    EXPECT_FALSE(fs::exists(dir / shard)) << shard;
+  fs::remove_all(dir);
 }
 
 TEST(PolicyModelTest, CachedDecodeEqualsTheFullForward) {
@@ -515,6 +563,26 @@ TEST(PolicyCommandTest, GenerateTokenizeAndABrokenFolder) {
   out = run("printf '  a\\n' | " + train + " tokenize --model " + dir.string(), &status);
   EXPECT_EQ(status, 0);
   EXPECT_EQ(out, "[32,32,97,10]\n"); // not trimmed
+
+  // convert: bf16 in shards of at most 0.05 MiB, with the tokenizer; greedy generation still runs.
+  const auto converted = dir.parent_path() / "cli-bf16";
+  fs::remove_all(converted);
+  out = run(train + " convert --model " + dir.string() + " --out " + converted.string() +
+                " --dtype bf16 --max-shard-mb 0.05",
+            &status);
+  ASSERT_EQ(status, 0) << out;
+  const auto facts = boost::json::parse(out).as_object();
+  EXPECT_GT(facts.at("files").to_number<double>(), 3); // config, tokenizer, index and two or more shards
+  EXPECT_TRUE(fs::exists(converted / "tokenizer.json"));
+  EXPECT_NE(readFile(converted / "config.json").find("bfloat16"), std::string::npos);
+  EXPECT_EQ(
+      run(train + " generate --model " + converted.string() + " --prompt 'Hi' --max-new-tokens 3", &status).empty(),
+      false);
+  EXPECT_EQ(status, 0);
+  out = run(train + " convert --model " + dir.string() + " --out " + converted.string(), &status);
+  EXPECT_EQ(status, 2); // never over an existing folder
+  EXPECT_NE(out.find("exists"), std::string::npos) << out;
+  fs::remove_all(converted);
 
   fs::resize_file(dir / "model.safetensors", 64);
   out = run(train + " generate --model " + dir.string() + " --prompt x", &status);

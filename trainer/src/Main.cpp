@@ -26,6 +26,7 @@ constexpr const char *kUsage =
     "       cudaperf-train grpo --config FILE.json [--steps N] [--resume DIR|latest] [--stop-after N] [--nproc N]\n"
     "       cudaperf-train sft --config FILE.json [--resume DIR|latest] [--stop-after N]\n"
     "       cudaperf-train sft-data [--tasks-dir tasks] [--tasks a,b] --out FILE.jsonl\n"
+    "       cudaperf-train convert --model DIR --out DIR [--dtype f32|bf16|f16] [--max-shard-mb N]\n"
     "       cudaperf-train eval --model DIR [--tasks-dir tasks] [--tasks a,b] [--samples 10] [--turns 1]\n"
     "                           [--seeds 0,1,2] [--daemon URL,...] [--temperature T] [--top-p P]\n"
     "                           [--max-new-tokens N] [--device D] [--dtype T] [--out report.json]\n"
@@ -63,6 +64,8 @@ int main(int argc, char **argv) {
       return cudaperf::sftCommand(rest);
     if (args[0] == "sft-data")
       return cudaperf::sftDataCommand(rest);
+    if (args[0] == "convert")
+      return cudaperf::convertCommand(rest);
     std::cerr << "cudaperf-train: unknown command '" << args[0] << "'\n" << kUsage;
     return 2;
   } catch (const std::exception &error) {

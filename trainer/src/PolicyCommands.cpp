@@ -17,8 +17,10 @@
 #include <c10/cuda/CUDACachingAllocator.h>
 #endif
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <sstream>
@@ -98,6 +100,37 @@ std::int64_t cudaPeakBytes(torch::Device device) {
 }
 
 } // namespace
+
+// A model folder written again: another dtype, and shards of at most
+// --max-shard-mb (what a transfer with a per-file limit needs), with its
+// tokenizer.json. The folder must not exist yet.
+int convertCommand(const std::vector<std::string> &args) {
+  const Flags flags = parseFlags(args, {"model", "out", "dtype", "max-shard-mb"});
+  const std::string folder = textFlag(flags, "model"), out = textFlag(flags, "out");
+  if (folder.empty() || out.empty())
+    throw std::invalid_argument("--model DIR and --out DIR are required");
+  if (std::filesystem::exists(out))
+    throw std::invalid_argument("--out " + out + " exists");
+  const double shardMb = numberFlag(flags, "max-shard-mb", 0);
+  if (!(shardMb >= 0))
+    throw std::invalid_argument("--max-shard-mb must be a number of MiB, 0 for one file");
+  const PolicyModel model = PolicyModel::load(folder, torch::Device(torch::kCPU), dtypeFlag(flags, torch::kCPU));
+  model.save(out, static_cast<std::size_t>(shardMb * (1 << 20)));
+  if (std::filesystem::exists(std::filesystem::path(folder) / "tokenizer.json"))
+    std::filesystem::copy_file(std::filesystem::path(folder) / "tokenizer.json",
+                               std::filesystem::path(out) / "tokenizer.json");
+  std::size_t files = 0, largest = 0;
+  for (const auto &entry : std::filesystem::directory_iterator(out)) {
+    ++files;
+    largest = std::max<std::size_t>(largest, std::filesystem::file_size(entry.path()));
+  }
+  std::cout << json::serialize(json::object{{"parameters", model.parameterCount()},
+                                            {"dtype", textFlag(flags, "dtype", "f32")},
+                                            {"files", files},
+                                            {"largest_file_bytes", largest}})
+            << "\n";
+  return 0;
+}
 
 int generateCommand(const std::vector<std::string> &args) {
   const Flags flags = parseFlags(

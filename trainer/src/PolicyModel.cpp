@@ -11,7 +11,10 @@
 #include <c10/cuda/CUDAStream.h>
 #endif
 
+#include <boost/json.hpp>
+
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -231,7 +234,7 @@ PolicyModel PolicyModel::random(const ModelConfig &config, torch::Device device,
   return model;
 }
 
-void PolicyModel::save(const std::string &folder) const {
+void PolicyModel::save(const std::string &folder, std::size_t maxShardBytes) const {
   std::filesystem::create_directories(folder);
   std::vector<std::pair<std::string, torch::Tensor>> named;
   const auto I = config_.intermediateSize, D = config_.headDim, H = config_.heads, K = config_.kvHeads;
@@ -281,7 +284,40 @@ void PolicyModel::save(const std::string &folder) const {
     tensors.push_back({name, fileDtypeOf(t.scalar_type()), t.sizes().vec(), t.data_ptr(),
                        static_cast<std::size_t>(t.numel() * t.element_size())});
   }
-  writeSafetensors(folder + "/model.safetensors", tensors, {{"format", "pt"}});
+  std::size_t total = 0;
+  for (const auto &tensor : tensors)
+    total += tensor.bytes;
+  // Whichever layout is written, the other's files go: the loader prefers an index.
+  std::filesystem::remove(folder + "/model.safetensors");
+  std::filesystem::remove(folder + "/model.safetensors.index.json");
+  for (const auto &entry : std::filesystem::directory_iterator(folder))
+    if (entry.path().filename().string().rfind("model-", 0) == 0 && entry.path().extension() == ".safetensors")
+      std::filesystem::remove(entry.path());
+  if (maxShardBytes == 0 || total <= maxShardBytes) {
+    writeSafetensors(folder + "/model.safetensors", tensors, {{"format", "pt"}});
+  } else {
+    std::vector<std::vector<TensorToWrite>> shards(1);
+    std::size_t filled = 0;
+    for (const auto &tensor : tensors) { // in order, a new shard when the next tensor would pass the limit
+      if (!shards.back().empty() && filled + tensor.bytes > maxShardBytes) {
+        shards.emplace_back();
+        filled = 0;
+      }
+      shards.back().push_back(tensor);
+      filled += tensor.bytes;
+    }
+    boost::json::object weightMap;
+    for (std::size_t k = 0; k < shards.size(); ++k) {
+      char name[64];
+      std::snprintf(name, sizeof name, "model-%05zu-of-%05zu.safetensors", k + 1, shards.size());
+      writeSafetensors(folder + "/" + name, shards[k], {{"format", "pt"}});
+      for (const auto &tensor : shards[k])
+        weightMap[tensor.name] = name;
+    }
+    const boost::json::object index{{"metadata", boost::json::object{{"total_size", total}}},
+                                    {"weight_map", std::move(weightMap)}};
+    std::ofstream(folder + "/model.safetensors.index.json") << boost::json::serialize(index) << "\n";
+  }
   ModelConfig written = config_;
   written.dtype = dtypeName(dtype_);
   std::ofstream(folder + "/config.json") << written.toJsonText() << "\n";

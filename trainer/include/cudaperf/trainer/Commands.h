@@ -18,5 +18,6 @@ int initCommand(const std::vector<std::string> &args);
 int evalCommand(const std::vector<std::string> &args);
 int sftCommand(const std::vector<std::string> &args);
 int sftDataCommand(const std::vector<std::string> &args);
+int convertCommand(const std::vector<std::string> &args);
 
 } // namespace cudaperf

@@ -34,8 +34,12 @@ public:
   static PolicyModel load(const std::string &folder, torch::Device device, torch::Dtype dtype);
   // Random weights (normal, std 0.02; norms 1), for tests and benchmarks.
   static PolicyModel random(const ModelConfig &config, torch::Device device, torch::Dtype dtype, std::uint64_t seed);
-  // config.json and model.safetensors with transformers' tensor names.
-  void save(const std::string &folder) const;
+  // config.json and model.safetensors with transformers' tensor names. With
+  // maxShardBytes > 0 and weights larger than that, shards in transformers'
+  // layout instead (model-0000k-of-0000n.safetensors and
+  // model.safetensors.index.json), each at most maxShardBytes of data unless
+  // one tensor alone is larger: a checkpoint that must pass a per-file limit.
+  void save(const std::string &folder, std::size_t maxShardBytes = 0) const;
 
   const ModelConfig &config() const { return config_; }
   torch::Device device() const { return device_; }
