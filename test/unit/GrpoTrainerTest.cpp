@@ -62,6 +62,9 @@ TEST(GrpoTrainerTest, AResumedRunGivesTheUninterruptedRunsLosses) {
     EXPECT_EQ(a[i].at("reward_mean").as_double(), b[i].at("reward_mean").as_double()) << "step " << i + 1;
     trained |= a[i].at("trained_completions").as_int64() > 0 && a[i].at("grad_norm").as_double() > 0;
     EXPECT_NEAR(a[i].at("logprob_agreement").as_double(), 1.0, 1e-3); // sampler and trainer agree
+    // Peak device memory per phase: none on the CPU.
+    EXPECT_EQ(a[i].at("cuda_peak_bytes").at("generate").as_int64(), 0);
+    EXPECT_EQ(a[i].at("cuda_peak_bytes").at("train").as_int64(), 0);
   }
   EXPECT_TRUE(trained) << "no step trained: the comparison proves nothing";
   for (const char *file :

@@ -19,6 +19,10 @@
 #include <sstream>
 #include <unistd.h>
 
+#ifdef CUDAPERF_TORCH_CUDA
+#include <c10/cuda/CUDACachingAllocator.h>
+#endif
+
 namespace cudaperf::trainer {
 namespace json = boost::json;
 namespace fs = std::filesystem;
@@ -27,6 +31,20 @@ namespace {
 
 double since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+// The most device memory LibTorch's allocator held since the last call (0 off CUDA), then a new count: a
+// phase's peak, for the memory a model of a given size needs (the scale check of docs/results/README.md).
+std::int64_t takeCudaPeak(torch::Device device) {
+#ifdef CUDAPERF_TORCH_CUDA
+  if (device.is_cuda()) {
+    const auto peak = c10::cuda::CUDACachingAllocator::getDeviceStats(device.index()).allocated_bytes[0].peak;
+    c10::cuda::CUDACachingAllocator::resetPeakStats(device.index());
+    return peak;
+  }
+#endif
+  (void)device;
+  return 0;
 }
 
 } // namespace
@@ -118,7 +136,8 @@ std::vector<std::size_t> GrpoTrainer::promptsOfStep(std::int64_t step) const {
 json::object GrpoTrainer::step() {
   const auto stepStart = std::chrono::steady_clock::now();
   double generateSeconds = 0, rewardSeconds = 0, trainSeconds = 0;
-  std::int64_t generatedTokens = 0, daemonCalls = 0;
+  std::int64_t generatedTokens = 0, daemonCalls = 0, generatePeakBytes = 0;
+  takeCudaPeak(model_->device());
   const int G = config_.group;
 
   // ------------------------------------------------------------- rollout
@@ -162,6 +181,7 @@ json::object GrpoTrainer::step() {
     const Sampler sampler(*model_, &tokenizer_);
     const GenerationResult generated = sampler.generate(contexts, 1, options);
     generateSeconds += since(start);
+    generatePeakBytes = std::max(generatePeakBytes, takeCudaPeak(model_->device()));
     std::vector<RewardRequest> requests;
     for (std::size_t i = 0; i < rows.size(); ++i) {
       generatedTokens += static_cast<std::int64_t>(generated.completions[i].ids.size());
@@ -394,6 +414,7 @@ json::object GrpoTrainer::step() {
     }
   }
   trainSeconds = since(trainStart);
+  const std::int64_t trainPeakBytes = takeCudaPeak(device);
 
   // ------------------------------------------------------------- the log
   // The whole batch's figures: sums over the ranks of a data-parallel run
@@ -489,6 +510,8 @@ json::object GrpoTrainer::step() {
   log["dcp_activation"] = ratio(sums[kAdmitted], sums[kWithFailures], nullptr);
   log["dcp_recovery"] = ratio(sums[kDiagnosticRecovered], sums[kDiagnosticTrials], nullptr);
   log["daemon_calls"] = static_cast<std::int64_t>(sums[kDaemonCalls]);
+  // This process's device (rank 0's in a data-parallel run): 0 on the CPU.
+  log["cuda_peak_bytes"] = json::object{{"generate", generatePeakBytes}, {"train", trainPeakBytes}};
   if (parallel_)
     log["ranks"] = parallel_->size();
   ++step_;
