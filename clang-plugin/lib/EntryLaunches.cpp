@@ -100,13 +100,21 @@ public:
 
   const std::set<const FunctionDecl *> &walked() const { return walked_; }
   const std::string &doubt() const { return doubt_; }
+  // A doubt of any kind but maybeRuns: a launch the walk did not size or may not have seen.
   void doubt(const std::string &why) {
+    maybeRuns(why);
+    onlyMaybeRuns_ = false;
+  }
+  // A sized launch that runs or not, or more than once, by a condition the walk cannot decide.
+  void maybeRuns(const std::string &why) {
     if (doubt_.empty())
       doubt_ = why;
   }
+  bool onlyMaybeRuns() const { return onlyMaybeRuns_; }
   bool exhausted() const { return values_.exhausted(); }
 
 private:
+  bool onlyMaybeRuns_ = true;
   struct Frame {
     const FunctionDecl *function;
     const Bindings *bindings; // walkFunction's, alive for the frame's walk
@@ -315,9 +323,9 @@ private:
   void size(const CUDAKernelCallExpr *launch, const Frame &frame) {
     const std::string at = describe(ast_, launch->getBeginLoc());
     if (maybe_ > 0)
-      doubt("the launch at " + at +
-            " runs or not, or more than once, by a condition the walk cannot decide at "
-            "the size (a branch, a loop, a switch, a handler, a return before it)");
+      maybeRuns("the launch at " + at +
+                " runs or not, or more than once, by a condition the walk cannot decide at "
+                "the size (a branch, a loop, a switch, a handler, a return before it)");
     const CallExpr *config = launch->getConfig();
     if (!config || config->getNumArgs() < 2) {
       doubt("the launch at " + at + " has no configuration the walk can read");
@@ -355,6 +363,7 @@ private:
       return;
     }
     fact.loopDepth = frame.loopDepth;
+    fact.certain = maybe_ == 0;
     facts_.entryLaunches.push_back(std::move(fact));
   }
 
@@ -383,9 +392,15 @@ private:
       const ParmVarDecl *parameter = boundParameter(call, i);
       if (!parameter || (parameter->getType()->isReferenceType() && !bindsConstReference(parameter)))
         continue; // the object, or a reference the launcher may write through
+      const ParmVarDecl *bound = definition->getParamDecl(parameter->getFunctionScopeIndex());
+      if (parameter->getType()->isPointerType()) { // a valid buffer passed on stays one
+        if (values_.nonNull(call->getArg(i), frame.function, *frame.bindings))
+          inner[bound] = kNonNullPointer;
+        continue;
+      }
       if (auto known = value(call->getArg(i), frame))
         if (auto held = HostValues::asType(ast_, parameter->getType().getNonReferenceType(), *known))
-          inner[definition->getParamDecl(parameter->getFunctionScopeIndex())] = *held;
+          inner[bound] = *held;
     }
     return walkFunction(definition, inner, frame.loopDepth, frame.callDepth + 1, depth) ? Flow::MayLeave : Flow::Falls;
   }
@@ -564,6 +579,10 @@ void collectEntryLaunches(ASTContext &ast, const std::vector<const FunctionDecl 
   if (!entry)
     return;
   Bindings bindings;
+  // Every pointer argument of the entry is a buffer the harness allocated: never null.
+  for (unsigned i = 0; i < entry->getNumParams(); ++i)
+    if (entry->getParamDecl(i)->getType()->isPointerType())
+      bindings[entry->getParamDecl(i)] = kNonNullPointer;
   for (unsigned i = 0; i < entry->getNumParams() && i < options.entryArguments.size(); ++i)
     if (options.entryArguments[i] && entry->getParamDecl(i)->getType()->isIntegralOrEnumerationType())
       if (auto held = HostValues::asType(ast, entry->getParamDecl(i)->getType(), *options.entryArguments[i]))
@@ -581,6 +600,7 @@ void collectEntryLaunches(ASTContext &ast, const std::vector<const FunctionDecl 
     walker.doubt(unseen + ": a launch may run that the walk does not see");
   if (!facts.entryLaunchesProblem.empty())
     return;
+  facts.entryLaunchesComplete = walker.onlyMaybeRuns() && !facts.entryLaunches.empty();
   if (!walker.doubt().empty())
     facts.entryLaunchesProblem = walker.doubt();
   else if (facts.entryLaunches.empty())

@@ -113,6 +113,7 @@ struct EntryLaunchFact {
   std::int64_t blocks = 0;          // grid.x * grid.y * grid.z
   std::int64_t threadsPerBlock = 0; // block.x * block.y * block.z
   unsigned loopDepth = 0;           // loops around it, in the entry and the launchers it called
+  bool certain = true;              // runs once whenever the entry runs (under no condition the walk left open)
 };
 
 struct TransferFact {
@@ -138,6 +139,10 @@ struct TranslationUnitFacts {
   std::vector<EntryLaunchFact> entryLaunches;
   // Why no entry launch could be sized: no entry asked for, or what was missing.
   std::string entryLaunchesProblem;
+  // Every launch the entry can make was reached and sized: the only doubt is
+  // whether (or how often) some of them run. One of entryLaunches then stands
+  // for the file, whichever runs.
+  bool entryLaunchesComplete = false;
   std::vector<TransferFact> transfers;
   std::vector<DeviceSyncFact> deviceSyncs;
   std::vector<std::string> skippedIncludes;

@@ -15,6 +15,13 @@ namespace {
 constexpr int kMaxDepth = 12;            // nested initialisers, helpers and operands before giving up
 constexpr int kMaxStatementDepth = 2000; // statement nesting read before a body is given up (the stack)
 
+// CUDA's own dim3 (vector_types.h): the global struct of that name from a system header, not a class of the
+// file's own that is named dim3 in a namespace, nor one derived from it, whose constructor may do anything.
+bool isCudaDim3(const ASTContext &ast, const CXXRecordDecl *record) {
+  return record && record->getName() == "dim3" && record->getDeclContext()->getRedeclContext()->isTranslationUnit() &&
+         ast.getSourceManager().isInSystemHeader(record->getLocation());
+}
+
 // Strips what does not change which object an expression names: parentheses, no-op casts (to const).
 const Expr *bare(const Expr *expr) {
   while (true) {
@@ -224,7 +231,8 @@ bool HostValues::writes(const FunctionDecl *function, const VarDecl *var) {
 
 std::optional<std::int64_t> HostValues::variable(const VarDecl *var, const FunctionDecl *function,
                                                  const Bindings &bindings, int depth) {
-  if (writes(function, var))
+  // Integers only: a pointer bound as kNonNullPointer has no value to compute with (nonNull reads it).
+  if (var->getType().isNull() || !var->getType()->isIntegralOrEnumerationType() || writes(function, var))
     return std::nullopt;
   if (auto bound = bindings.find(var); bound != bindings.end())
     return bound->second;
@@ -276,6 +284,22 @@ std::optional<std::int64_t> HostValues::call(const CallExpr *callExpr, const Fun
 
 // A local (not static: its initialiser ran once, at the first call, with that call's values) or a
 // constant; a mutable global may be written by any function (constants were evaluated before this).
+std::optional<bool> HostValues::nonNull(const Expr *expr, const FunctionDecl *function, const Bindings &bindings,
+                                        int depth) {
+  if (!expr || depth > kMaxDepth || ++steps_ > kMaxSteps)
+    return std::nullopt;
+  const Expr *stripped = expr->IgnoreParenImpCasts();
+  const auto *ref = dyn_cast<DeclRefExpr>(stripped);
+  const auto *var = ref ? dyn_cast<VarDecl>(ref->getDecl()) : nullptr;
+  if (!var || var->getType().isNull() || !var->getType()->isPointerType() || writes(function, var))
+    return std::nullopt;
+  if (auto bound = bindings.find(var); bound != bindings.end())
+    return bound->second == kNonNullPointer ? std::optional<bool>(true) : std::nullopt;
+  if (isa<ParmVarDecl>(var) || !var->hasInit() || !trustedAtInit(var))
+    return std::nullopt;
+  return nonNull(var->getInit(), function, bindings, depth + 1); // `const float *p = x;`
+}
+
 bool HostValues::trustedAtInit(const VarDecl *var) {
   return var->getType().isConstQualified() ? !var->isStaticLocal() || var->isConstexpr()
                                            : var->isLocalVarDecl() && !var->isStaticLocal();
@@ -295,8 +319,11 @@ std::optional<std::int64_t> HostValues::integer(const Expr *expr, const Function
   }
   const Expr *stripped = expr->IgnoreParens();
   if (const auto *cast = dyn_cast<CastExpr>(stripped)) {
-    // Integer to integer (implicit, C-style, static_cast, functional): the value as the target type holds it.
     const Expr *operand = cast->getSubExpr();
+    // `if (p)`, `!p`, `p && ...`: a pointer known not to be null is true.
+    if (cast->getCastKind() == CK_PointerToBoolean)
+      return nonNull(operand, function, bindings, depth + 1) ? std::optional<std::int64_t>(1) : std::nullopt;
+    // Integer to integer (implicit, C-style, static_cast, functional): the value as the target type holds it.
     if (operand->getType().isNull() || !operand->getType()->isIntegralOrEnumerationType())
       return std::nullopt;
     const auto value = integer(operand, function, bindings, depth + 1);
@@ -312,7 +339,16 @@ std::optional<std::int64_t> HostValues::integer(const Expr *expr, const Function
   if (const auto *op = dyn_cast<BinaryOperator>(stripped)) {
     if (op->isAssignmentOp() || op->getOpcode() == BO_Comma)
       return std::nullopt;
+    // `p == nullptr`, `p != NULL`, `0 == p`: a pointer known not to be null is not equal to null.
+    if (op->getOpcode() == BO_EQ || op->getOpcode() == BO_NE)
+      for (const auto &[pointer, null] : {std::pair{op->getLHS(), op->getRHS()}, std::pair{op->getRHS(), op->getLHS()}})
+        if (null->isNullPointerConstant(ast_, Expr::NPC_ValueDependentIsNotNull) &&
+            pointer->getType()->isPointerType() && nonNull(pointer, function, bindings, depth + 1))
+          return std::int64_t{op->getOpcode() == BO_NE};
     const auto left = integer(op->getLHS(), function, bindings, depth + 1);
+    // C++ does not evaluate the right side of `false && ...` or `true || ...`: decided by the left alone.
+    if (left && ((op->getOpcode() == BO_LAnd && *left == 0) || (op->getOpcode() == BO_LOr && *left != 0)))
+      return std::int64_t{op->getOpcode() == BO_LOr};
     const auto right = integer(op->getRHS(), function, bindings, depth + 1);
     if (!left || !right)
       return std::nullopt;
@@ -374,8 +410,8 @@ Dim3 HostValues::dim3(const Expr *expr, const FunctionDecl *function, const Bind
     stripped = functional->getSubExpr()->IgnoreImplicit(); // dim3{...} spelled as a cast
   if (const auto *construct = dyn_cast<CXXConstructExpr>(stripped)) {
     const auto *constructor = construct->getConstructor();
-    if (!constructor || constructor->getParent()->getName() != "dim3")
-      return dim; // a class of the file's own, whatever its constructor does with the numbers
+    if (!constructor || !isCudaDim3(ast_, constructor->getParent()))
+      return dim; // a class of the file's own (named dim3 or derived from it), whatever it does with the numbers
     if (constructor && constructor->isCopyOrMoveConstructor() && construct->getNumArgs() == 1) {
       Dim3 inner = dim3(construct->getArg(0), function, bindings, depth + 1);
       inner.expression = dim.expression;

@@ -19,8 +19,13 @@
 
 namespace cudaperf::analysis {
 
-// Parameters (and nothing else) with the values a call gives them.
+// Parameters (and nothing else) with the values a call gives them. A pointer
+// parameter bound to kNonNullPointer holds a valid buffer (the harness passes
+// one for every pointer argument of the entry): `p == nullptr`, `!p` and `if (p)`
+// are decided by it, and nothing else about the pointer is (its address, its
+// difference to another).
 using Bindings = std::map<const clang::VarDecl *, std::int64_t>;
+inline constexpr std::int64_t kNonNullPointer = INT64_MIN;
 
 // The parameter argument `argument` of `call` binds to; nullptr for a member
 // operator's object (argument 0 of `a = b`) and for variadic extras.
@@ -40,6 +45,11 @@ public:
   // only if it never writes them after their initialisation.
   std::optional<std::int64_t> integer(const clang::Expr *expr, const clang::FunctionDecl *function,
                                       const Bindings &bindings = {}, int depth = 0);
+  // True where `expr` is a pointer known not to be null: a parameter bound to
+  // kNonNullPointer, or a local initialised from one, that `function` never
+  // changes. False is never known (nullopt).
+  std::optional<bool> nonNull(const clang::Expr *expr, const clang::FunctionDecl *function, const Bindings &bindings,
+                              int depth = 0);
   // A dim3 (or an integer, as CUDA converts it), each known extent set.
   Dim3 dim3(const clang::Expr *expr, const clang::FunctionDecl *function, const Bindings &bindings = {}, int depth = 0);
 

@@ -228,9 +228,13 @@ double rankerScore(const RankerModel &model, const FeatureVector &features) {
   return score;
 }
 
-std::vector<LaunchShape> readEntryLaunchShapes(const json::value *entryLaunches) {
+std::vector<LaunchShape> standingLaunchShapes(const json::object &report) {
   std::vector<LaunchShape> shapes;
-  if (!entryLaunches || entryLaunches->is_null())
+  const json::value *complete = report.if_contains("entry_launches_complete");
+  if (complete && !complete->is_bool())
+    throw std::invalid_argument("entry_launches_complete: expected true or false");
+  const json::value *entryLaunches = report.if_contains("entry_launches");
+  if (!complete || !complete->get_bool() || !entryLaunches || entryLaunches->is_null())
     return shapes;
   if (!entryLaunches->is_array())
     throw std::invalid_argument("entry_launches: expected a list of launches");
@@ -245,7 +249,10 @@ std::vector<LaunchShape> readEntryLaunchShapes(const json::value *entryLaunches)
         throw std::invalid_argument(at + "." + key + " must be a positive finite number");
       return value->to_number<double>();
     };
-    shapes.push_back({positive("blocks"), positive("threads")});
+    const json::value *certain = entry.get_object().if_contains("certain");
+    if (certain && !certain->is_bool())
+      throw std::invalid_argument(at + ".certain: expected true or false");
+    shapes.push_back({positive("blocks"), positive("threads"), !certain || certain->get_bool()});
   }
   return shapes;
 }
@@ -256,7 +263,14 @@ std::vector<FeatureVector> launchAlternatives(const FeatureVector &features,
   const std::size_t blocks = *featureIndex("blocks"), threads = *featureIndex("threads");
   if (!features.isUnknown(blocks) || !features.isUnknown(threads))
     return alternatives;
+  // A certain launch runs: whatever stands is at least as large as the largest of them.
+  double floor = 0;
+  for (const LaunchShape &launch : sizedLaunches)
+    if (launch.certain)
+      floor = std::max(floor, launch.threads);
   for (const LaunchShape &launch : sizedLaunches) {
+    if (launch.threads < floor)
+      continue; // smaller than a launch that runs: never the largest
     FeatureVector standing = features;
     standing.valueAt(blocks) = launch.blocks;
     standing.valueAt(threads) = launch.threads;

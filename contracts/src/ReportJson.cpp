@@ -172,7 +172,8 @@ json::object entryLaunchToJson(const EntryLaunch &launch) {
           {"blocks", launch.blocks},
           {"threads_per_block", launch.threadsPerBlock},
           {"threads", launch.blocks * launch.threadsPerBlock},
-          {"loop_depth", launch.loopDepth}};
+          {"loop_depth", launch.loopDepth},
+          {"certain", launch.certain}};
 }
 
 json::object hostToJson(const HostSummary &host) {
@@ -357,6 +358,7 @@ json::value reportToJson(const TranslationUnitReport &report) {
   if (!report.entry.empty()) {
     out["entry"] = report.entry;
     out["entry_launches"] = std::move(entryLaunches);
+    out["entry_launches_complete"] = report.entryLaunchesComplete;
     if (!report.entryLaunchesProblem.empty())
       out["entry_launches_problem"] = report.entryLaunchesProblem;
   }

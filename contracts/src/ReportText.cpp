@@ -133,9 +133,10 @@ std::string reportToText(const TranslationUnitReport &report) {
     for (const auto &launch : report.entryLaunches)
       out << "  " << launch.kernel << "  blocks=" << launch.blocks << "  tpb=" << launch.threadsPerBlock
           << "  threads=" << launch.blocks * launch.threadsPerBlock << (launch.loopDepth ? "  (in loop)" : "")
-          << "  @" << launch.location << "\n";
+          << (launch.certain ? "" : "  (may not run)") << "  @" << launch.location << "\n";
     if (!report.entryLaunchesProblem.empty())
-      out << "  blocks and threads unknown: " << report.entryLaunchesProblem << "\n";
+      out << "  blocks and threads unknown: " << report.entryLaunchesProblem
+          << (report.entryLaunchesComplete ? " (every launch sized: one of these stands for the file)" : "") << "\n";
   }
   if (!report.host.transfers.empty()) {
     out << "transfers:\n";

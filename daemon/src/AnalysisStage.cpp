@@ -27,7 +27,7 @@ AnalysisStage AnalysisStage::fromReport(json::object answer) {
   stage.report = std::move(answer);
   try {
     stage.features = vectorOf(stage.report);
-    stage.entryLaunchShapes = readEntryLaunchShapes(stage.report.if_contains("entry_launches"));
+    stage.entryLaunchShapes = standingLaunchShapes(stage.report);
     if (const json::value *branches = stage.report.if_contains("compiler_branches")) {
       stage.devicePassExpected = true; // an analysis that lists them reads the device side too
       for (const json::value &entry : branches->as_array()) {

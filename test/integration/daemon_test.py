@@ -134,28 +134,31 @@ class DaemonTest(unittest.TestCase):
         status, body, _ = self.daemon.request("POST", "/v1/analyze", {"source": NAIVE, "task": 3})
         self.assertEqual(status, 400, body)
 
-    def test_launch_shape_decoys_are_not_sized(self):
+    def test_launch_shape_decoys_are_not_taken_for_the_launch_that_runs(self):
         """test/hostile/relu/launch_shape_decoy.cu and launch_size_fanout.cu (class 13), as the evaluation's
-        analysis reads them (with the task): the decoy's 256-thread launch never runs, so no shape is reported
-        (blocks and threads unknown, the walk's doubt named); the fan-out of helpers stays within the analysis's
-        deadline and its budget, and is unknown too. An honest variant of the same task is sized."""
-        for name, says in (("launch_shape_decoy.cu", "runs or not"),
-                           ("launch_size_fanout.cu", "more evaluation than the walk allows")):
-            started = time.time()
-            status, body, _ = self.daemon.request("POST", "/v1/analyze",
-                                                  {"source": read_hostile("relu", name), "task": "relu"})
-            if status == 503:
-                self.skipTest("built without the analysis library")
-            self.assertEqual(status, 200, (name, body))
-            self.assertLess(time.time() - started, 10, name)
-            self.assertIn("blocks", body["features_unknown"], name)
-            self.assertIn("threads", body["features_unknown"], name)
-            self.assertIn(says, body["entry_launches_problem"], name)
+        analysis reads them (with the task): the decoy's 256-thread launch sits after a return under a null test
+        of the entry's buffer, which the harness never passes null, so the shape reported is the 32-thread
+        launch that runs; the fan-out of helpers stays within the analysis's deadline and its budget, and is
+        left unknown with the reason named. An honest variant of the same task is sized."""
+        started = time.time()
+        status, body, _ = self.daemon.request("POST", "/v1/analyze",
+                                              {"source": read_hostile("relu", "launch_size_fanout.cu"), "task": "relu"})
+        if status == 503:
+            self.skipTest("built without the analysis library")
+        self.assertEqual(status, 200, body)
+        self.assertLess(time.time() - started, 10)
+        self.assertIn("blocks", body["features_unknown"])
+        self.assertIn("threads", body["features_unknown"])
+        self.assertIn("more evaluation than the walk allows", body["entry_launches_problem"])
+        self.assertFalse(body["entry_launches_complete"])
         # The evaluation path binds the task too (no GPU here: the answer still carries the features).
         status, answer, _ = self.daemon.request("POST", "/v1/evaluate",
                                                 {"task": "relu", "source": read_hostile("relu", "launch_shape_decoy.cu")})
         self.assertEqual(status, 200, answer)
-        self.assertIn("blocks", answer["features"]["unknown"], answer["features"])
+        self.assertNotIn("blocks", answer["features"]["unknown"], answer["features"])
+        report = answer["features"]["report"]
+        self.assertEqual([(launch["blocks"], launch["threads_per_block"]) for launch in report["entry_launches"]],
+                         [((1 << 26) // 32, 32)], report.get("entry_launches_problem"))
         status, honest, _ = self.daemon.request("POST", "/v1/analyze", {"source": open(
             os.path.join(TASKS, "relu", "variants", "naive.cu")).read(), "task": "relu"})
         self.assertNotIn("blocks", honest["features_unknown"], honest.get("entry_launches_problem"))
@@ -704,11 +707,37 @@ class TrainedRankerTest(unittest.TestCase):
         self.assertGreater(reports["wide"]["r_str"], reports["plain"]["r_str"] + 0.1)
         self.assertLessEqual(reports["laundered"]["r_str"], reports["plain"]["r_str"] + 1e-9)
         self.assertAlmostEqual(evaluated["reward"]["r_str_absolute"], reports["laundered"]["r_str"], delta=1e-9)
-        line = json.dumps({key: reports["laundered"][key]
-                           for key in ("features", "extended", "features_unknown", "entry_launches")})
+        self.assertTrue(reports["laundered"]["entry_launches_complete"])  # every launch sized: one of them stands
+        line = json.dumps({key: reports["laundered"][key] for key in (
+            "features", "extended", "features_unknown", "entry_launches", "entry_launches_complete")})
         scored = subprocess.run([TRAINER, "score", "--ranker", BUNDLED_RANKER], input=line,
                                 capture_output=True, text=True, timeout=120, check=True)
         self.assertAlmostEqual(float(scored.stdout), reports["laundered"]["r_str"], delta=1e-6)
+
+    def test_a_launch_the_walk_could_not_size_leaves_the_shape_neutral(self):
+        """No false penalty: an honest reduction whose main grid comes from the SM count (unsized) and whose
+        second launch is one block is scored as unknown (the training mean), not as that block; the same
+        report with the block standing would score far lower."""
+        source = open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "fixtures",
+                                   "sum_reduction_sm_count_grid.cu")).read()
+        with tempfile.TemporaryDirectory() as workdir:
+            daemon = Daemon(workdir, "--ranker", BUNDLED_RANKER)
+            try:
+                status, report, _ = daemon.request("POST", "/v1/analyze", {"source": source, "task": "sum_reduction"})
+            finally:
+                daemon.stop()
+        self.assertEqual(status, 200, report)
+        self.assertIn("blocks", report["features_unknown"])
+        self.assertFalse(report["entry_launches_complete"], report.get("entry_launches_problem"))
+        self.assertEqual([launch["blocks"] for launch in report["entry_launches"]], [1])
+        vector = {key: report[key] for key in ("features", "extended", "features_unknown")}
+        as_if_complete = dict(vector, entry_launches=report["entry_launches"], entry_launches_complete=True)
+        scored = subprocess.run([TRAINER, "score", "--ranker", BUNDLED_RANKER],
+                                input=json.dumps(vector) + "\n" + json.dumps(as_if_complete),
+                                capture_output=True, text=True, timeout=120, check=True)
+        at_mean, block_standing = (float(x) for x in scored.stdout.split())
+        self.assertAlmostEqual(report["r_str"], at_mean, delta=1e-6)
+        self.assertLess(block_standing, at_mean - 0.5)  # what the rule would have cost an honest file
 
     def test_r_str_is_measured_from_the_tasks_baseline(self):
         """An evaluation's R_str is the candidate's score less that of its task's baseline.cu: the baseline

@@ -20,8 +20,8 @@ std::string mockHeader() {
 }
 
 SourceAnalysis analyze(const std::string &source, AnalysisOptions options = {}) {
-  return analyzeSource("#include \"cuda.h\"\n" + source, "kernel.cu", options, {"-nocudainc", "-nocudalib", "-I/mock"},
-                       {{"/mock/cuda.h", mockHeader()}});
+  return analyzeSource("#include \"cuda.h\"\n" + source, "kernel.cu", options,
+                       {"-nocudainc", "-nocudalib", "-isystem", "/mock"}, {{"/mock/cuda.h", mockHeader()}});
 }
 
 } // namespace
@@ -215,7 +215,7 @@ TEST(AnalyzerCompilerBranches, AHeaderThatDecidesBySideIsReadThroughTheDevicePas
                                                 "  PICK(out[threadIdx.x * 32] = in[threadIdx.x * 32],\n"
                                                 "       out[threadIdx.x] = in[threadIdx.x]);\n"
                                                 "}\n",
-                                                "kernel.cu", {}, {"-nocudainc", "-nocudalib", "-I/mock"},
+                                                "kernel.cu", {}, {"-nocudainc", "-nocudalib", "-isystem", "/mock"},
                                                 {{"/mock/cuda.h", mockHeader()}, {"/mock/side.h", header}});
   ASSERT_EQ(analysis.reports.size(), 1u);
   const TranslationUnitReport &report = analysis.reports[0];
@@ -285,9 +285,9 @@ TEST(AnalyzerCompilerBranches, TestsOnlyTheDevicePassReachesJoinTheReport) {
 
 // A caller that asks for the device side gets one pass, which is the device pass.
 TEST(AnalyzerCompilerBranches, AReadOfTheDeviceSideIsItsOwnDevicePass) {
-  const SourceAnalysis analysis =
-      analyzeSource("#include \"cuda.h\"\n__global__ void k(float* b) { b[threadIdx.x * 2] = 0.f; }\n", "kernel.cu", {},
-                    {"-nocudainc", "-nocudalib", "-I/mock", "--cuda-device-only"}, {{"/mock/cuda.h", mockHeader()}});
+  const SourceAnalysis analysis = analyzeSource(
+      "#include \"cuda.h\"\n__global__ void k(float* b) { b[threadIdx.x * 2] = 0.f; }\n", "kernel.cu", {},
+      {"-nocudainc", "-nocudalib", "-isystem", "/mock", "--cuda-device-only"}, {{"/mock/cuda.h", mockHeader()}});
   ASSERT_EQ(analysis.reports.size(), 1u);
   ASSERT_TRUE(analysis.reports[0].devicePassFeatures.has_value());
   EXPECT_EQ(analysis.reports[0].devicePassFeatures->toArray(), analysis.reports[0].features.toArray());
@@ -415,7 +415,35 @@ TEST(AnalyzerEntryLaunches, ReportsTheLaunchThatRunsOrNothing) {
        "extern \"C\" void run(float *x, int n) { go(x, n); k<<<1, 32>>>(x); }",
        std::nullopt},
       {"a launch after a return the size does not decide",
-       "extern \"C\" void run(float *x, int n) { k<<<64, 128>>>(x); if (x) return; k<<<n, 1024>>>(x); }", std::nullopt},
+       "extern \"C\" void run(float *x, int n) { k<<<64, 128>>>(x); if ((unsigned long)x % 16) return;\n"
+       "  k<<<n, 1024>>>(x); }",
+       std::nullopt},
+      {"the entry's buffers are never null: a null check decides",
+       "extern \"C\" void run(float *x, int n) { if (x == nullptr || !x) return; if (x) k<<<n / 64, 64>>>(x);\n"
+       "  else k<<<n, 1024>>>(x); }",
+       16384},
+      {"NULL, 0 and a test in a launcher the buffer is passed to",
+       "#define NULL __null\n"
+       "static void go(const float *p, int n) { if (p != NULL && 0 != p) { k<<<n / 128, 128>>>((float *)p); return; }\n"
+       "  k<<<1, 32>>>((float *)p); }\n"
+       "extern \"C\" void run(float *x, int n) { const float *alias = x; go(alias, n); }",
+       8192},
+      {"a buffer the entry changes may be null",
+       "extern \"C\" void run(float *x, int n) { x = n > 0 ? nullptr : x; if (x) k<<<n / 64, 64>>>(x);\n"
+       "  k<<<n / 256, 256>>>(x); }",
+       std::nullopt},
+      {"a class of the file's own named dim3, derived from CUDA's: its constructor is not CUDA's",
+       "namespace shape { struct dim3 : ::dim3 { dim3(unsigned v) : ::dim3(v * 8) {} }; }\n"
+       "extern \"C\" void run(float *x, int n) { k<<<shape::dim3((n + 255) / 256), 256>>>(x); }",
+       std::nullopt},
+      {"false && unknown is false, true || unknown is true (the right side is not evaluated)",
+       "extern \"C\" void run(float *x, int n) { if (n < 0 && (unsigned long)x % 16 == 0) k<<<1, 32>>>(x);\n"
+       "  if (n > 0 || (unsigned long)x % 16 == 0) k<<<n / 256, 256>>>(x); }",
+       4096},
+      {"two buffers compared: their addresses are not known",
+       "extern \"C\" void run(float *x, int n) { float *y = x + 1; if (x == y - 1) k<<<n / 64, 64>>>(x);\n"
+       "  else k<<<n / 32, 32>>>(x); }",
+       std::nullopt},
       {"a C++ namesake beside the function exporting the symbol by an asm label",
        "void run(float *x, int n) { k<<<n / 32, 32>>>(x); }\n"
        "void impl(float *x, int n) __asm__(\"run\");\n"
@@ -457,7 +485,8 @@ TEST(AnalyzerEntryLaunches, ReportsTheLaunchThatRunsOrNothing) {
       {"signed overflow (undefined: the compiler may fold it away)",
        "extern \"C\" void run(float *x, int n) { k<<<n * 4096 / 4096 / 256, 256>>>(x); }", std::nullopt},
       {"a launch under a condition the size does not decide",
-       "extern \"C\" void run(float *x, int n) { if (!x) { k<<<1, 1>>>(x); return; } k<<<n / 256, 256>>>(x); }",
+       "extern \"C\" void run(float *x, int n) { if ((unsigned long)x & 1) { k<<<1, 1>>>(x); return; }\n"
+       "  k<<<n / 256, 256>>>(x); }",
        std::nullopt},
       {"a switch",
        "extern \"C\" void run(float *x, int n) { switch (n & 3) { case 0: k<<<n / 1024, 256>>>(x); break;\n"

@@ -178,6 +178,9 @@ TEST(AnalysisStage, TheEntryWalksSizedLaunchesAreRead) {
       json::array{json::object{{"kernel", "k"}, {"blocks", 2097152}, {"threads_per_block", 32}, {"threads", 67108864}},
                   json::object{{"kernel", "k"}, {"blocks", 1}, {"threads_per_block", 32}, {"threads", 32}}};
   report["entry_launches_problem"] = "the launch at a.cu:9:5 runs or not";
+  report["entry_launches_complete"] = false; // a launch not sized: none of the listed ones is known to stand
+  EXPECT_TRUE(AnalysisStage::fromReport(report).entryLaunchShapes.empty());
+  report["entry_launches_complete"] = true;
   const AnalysisStage doubted = AnalysisStage::fromReport(report);
   ASSERT_EQ(doubted.entryLaunchShapes.size(), 2u);
   EXPECT_DOUBLE_EQ(doubted.entryLaunchShapes[0].blocks, 2097152);

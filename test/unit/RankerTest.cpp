@@ -263,7 +263,7 @@ TEST(Ranker, ADoubtedWalkScoresAtItsLowestSizedLaunch) {
   EXPECT_DOUBLE_EQ(rankerScoreAcrossLaunches(model, features, {}), 4.5);
   // Launch A (1 block, 1 thread): h0 = 1, h1 = 0: 2.5. Launch B (3 blocks, 0.5 threads): h0 = 1.5,
   // h1 = relu(-2 + 1 + 3) = 2: 3 - 2 + 0.5 = 1.5. The lowest of 4.5, 2.5 and 1.5.
-  const std::vector<LaunchShape> launches{{1, 1}, {3, 0.5}};
+  const std::vector<LaunchShape> launches{{1, 1, false}, {3, 0.5, false}}; // either may be the one that runs
   EXPECT_DOUBLE_EQ(rankerScoreAcrossLaunches(model, features, launches), 1.5);
   const std::vector<FeatureVector> alternatives = launchAlternatives(features, launches);
   ASSERT_EQ(alternatives.size(), 3u);
@@ -273,6 +273,19 @@ TEST(Ranker, ADoubtedWalkScoresAtItsLowestSizedLaunch) {
   EXPECT_DOUBLE_EQ(alternatives[2].valueAt(*featureIndex("threads")), 0.5);
   // One launch (1 block, 0.25 threads): h0 = 1.75, h1 = 0: 4.0.
   EXPECT_DOUBLE_EQ(rankerScoreAcrossLaunches(model, features, {{1, 0.25}}), 4.0);
+}
+
+TEST(Ranker, ALaunchSmallerThanOneThatRunsNeverStands) {
+  const RankerModel model = launchShapeModel();
+  const FeatureVector features = doubtedWalk();
+  // Launch A (1 block, 1 thread) runs; B (3 blocks, 0.5 threads) may: B is smaller than A, so A stands
+  // (2.5), B's 1.5 is not taken.
+  EXPECT_DOUBLE_EQ(rankerScoreAcrossLaunches(model, features, {{1, 1, true}, {3, 0.5, false}}), 2.5);
+  EXPECT_EQ(launchAlternatives(features, {{1, 1, true}, {3, 0.5, false}}).size(), 2u); // the features, and A
+  // A larger launch that may run may stand: (3 blocks, 2 threads): h0 = 0, h1 = 2: -1.5.
+  EXPECT_DOUBLE_EQ(rankerScoreAcrossLaunches(model, features, {{1, 1, true}, {3, 2, false}}), -1.5);
+  // A certain launch smaller than another certain one never stands either: (1, 1) and (3, 0.5) both run.
+  EXPECT_DOUBLE_EQ(rankerScoreAcrossLaunches(model, features, {{1, 1, true}, {3, 0.5, true}}), 2.5);
 }
 
 TEST(Ranker, SizedLaunchesChangeNothingWhereTheShapeIsKnown) {
@@ -297,19 +310,32 @@ TEST(Ranker, AModelWithoutLaunchInputsIsNotMovedByThem) {
                    rankerScore(model, features));
 }
 
-TEST(Ranker, EntryLaunchShapesAreReadFromAReport) {
-  const json::value launches = json::parse(R"([{"kernel": "k", "location": "a.cu:3:1", "blocks": 2097152,
-      "threads_per_block": 32, "threads": 67108864, "loop_depth": 0}, {"blocks": 1, "threads": 32}])");
-  const std::vector<LaunchShape> shapes = readEntryLaunchShapes(&launches);
+TEST(Ranker, OnlyAWalkThatSizedEveryLaunchHasStandingLaunches) {
+  json::object report = json::parse(R"({"entry_launches": [{"kernel": "k", "location": "a.cu:3:1",
+      "blocks": 2097152, "threads_per_block": 32, "threads": 67108864, "loop_depth": 0},
+      {"blocks": 1, "threads": 32, "certain": false}], "entry_launches_complete": true})")
+                            .as_object();
+  const std::vector<LaunchShape> shapes = standingLaunchShapes(report);
   ASSERT_EQ(shapes.size(), 2u);
   EXPECT_DOUBLE_EQ(shapes[0].blocks, 2097152);
   EXPECT_DOUBLE_EQ(shapes[0].threads, 67108864);
-  EXPECT_TRUE(readEntryLaunchShapes(nullptr).empty());
-  const json::value null = nullptr;
-  EXPECT_TRUE(readEntryLaunchShapes(&null).empty());
-  for (const char *bad : {R"({"blocks": 1})", R"([{"blocks": 0, "threads": 32}])", R"([{"blocks": 1}])",
-                          R"([{"blocks": 1, "threads": "32"}])", R"([7])"}) {
-    const json::value value = json::parse(bad);
-    EXPECT_THROW(readEntryLaunchShapes(&value), std::invalid_argument) << bad;
+  EXPECT_DOUBLE_EQ(shapes[1].threads, 32);
+  EXPECT_TRUE(shapes[0].certain); // absent: true (a report before the flag lists certain launches alike)
+  EXPECT_FALSE(shapes[1].certain);
+  // A launch the walk did not size (a grid from the SM count) could be the largest: none stands.
+  report["entry_launches_complete"] = false;
+  EXPECT_TRUE(standingLaunchShapes(report).empty());
+  report.erase("entry_launches_complete"); // a report of an analysis before the flag
+  EXPECT_TRUE(standingLaunchShapes(report).empty());
+  EXPECT_TRUE(standingLaunchShapes(json::object{}).empty());
+  for (const char *bad : {R"({"entry_launches_complete": true, "entry_launches": {"blocks": 1}})",
+                          R"({"entry_launches_complete": true, "entry_launches": [{"blocks": 0, "threads": 32}]})",
+                          R"({"entry_launches_complete": true, "entry_launches": [{"blocks": 1}]})",
+                          R"({"entry_launches_complete": true, "entry_launches": [{"blocks": 1, "threads": "32"}]})",
+                          R"({"entry_launches_complete": true, "entry_launches": [7]})",
+                          R"({"entry_launches_complete": "yes", "entry_launches": []})",
+                          R"({"entry_launches_complete": true, "entry_launches": [{"blocks": 1, "threads": 2,
+                              "certain": 1}]})"}) {
+    EXPECT_THROW(standingLaunchShapes(json::parse(bad).as_object()), std::invalid_argument) << bad;
   }
 }

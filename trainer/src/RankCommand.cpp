@@ -244,8 +244,7 @@ int scoreCommand(const std::vector<std::string> &args) {
     readUnknownFeatures(parsed.as_object().if_contains("features_unknown"), features);
     // A doubted entry walk's sized launches: the lowest score, as R_str takes it (rankerScoreAcrossLaunches).
     double score = std::numeric_limits<double>::infinity();
-    for (const FeatureVector &alternative :
-         launchAlternatives(features, readEntryLaunchShapes(parsed.as_object().if_contains("entry_launches"))))
+    for (const FeatureVector &alternative : launchAlternatives(features, standingLaunchShapes(parsed.as_object())))
       score = std::min(score, torchRankerScore(model, alternative));
     char buffer[64];
     std::snprintf(buffer, sizeof buffer, "%.17g", score);

@@ -90,7 +90,7 @@ RankerDataset parseRankerData(std::string_view text, std::string_view sourceName
     try {
       readUnknownFeatures(object.if_contains("features_unknown"), sample.features);
       readExtendedFeatures(object.if_contains("extended"), sample.features);
-      sample.entryLaunches = readEntryLaunchShapes(object.if_contains("entry_launches"));
+      sample.entryLaunches = standingLaunchShapes(object);
     } catch (const std::invalid_argument &error) {
       fail(sourceName, number, error.what());
     }

@@ -18,10 +18,11 @@ public:
     const TranslationUnitFacts &facts = context.facts();
     report.entry = context.options().entry;
     report.entryLaunchesProblem = facts.entryLaunchesProblem;
+    report.entryLaunchesComplete = facts.entryLaunchesComplete;
     const EntryLaunchFact *largest = nullptr;
     for (const EntryLaunchFact &fact : facts.entryLaunches) {
-      report.entryLaunches.push_back(
-          {fact.kernelName, context.location(fact.loc), fact.blocks, fact.threadsPerBlock, fact.loopDepth});
+      report.entryLaunches.push_back({fact.kernelName, context.location(fact.loc), fact.blocks, fact.threadsPerBlock,
+                                      fact.loopDepth, fact.certain});
       if (!largest || threads(fact) > threads(*largest))
         largest = &fact;
     }

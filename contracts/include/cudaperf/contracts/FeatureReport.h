@@ -176,6 +176,7 @@ struct EntryLaunch {
   std::int64_t blocks = 0;
   std::int64_t threadsPerBlock = 0;
   unsigned loopDepth = 0;
+  bool certain = true; // runs once whenever the entry runs; false: under a condition the walk could not decide
 };
 
 struct Transfer {
@@ -216,6 +217,9 @@ struct TranslationUnitReport {
   std::string entry; // the task's entry the analysis was given (empty: none)
   std::vector<EntryLaunch> entryLaunches;
   std::string entryLaunchesProblem; // why blocks and threads are unknown (a doubt of the walk, none sized)
+  // Every launch the entry can make was reached and sized (a doubt, if any, is
+  // only whether some of them run): the largest that runs is one of entryLaunches.
+  bool entryLaunchesComplete = false;
   HostSummary host;
   FeatureVector features; // aggregated over kernels, see docs/features.md
   std::vector<Diagnostic> diagnostics;

@@ -63,12 +63,17 @@ struct RankerModel {
 struct LaunchShape {
   double blocks = 0;
   double threads = 0;
+  bool certain = true; // runs whenever the entry runs (absent in a report: true)
 };
 
-// The shapes of a report's "entry_launches" (absent or null: none); a launch
-// whose blocks or threads is not a positive finite number throws
-// std::invalid_argument naming it.
-std::vector<LaunchShape> readEntryLaunchShapes(const boost::json::value *entryLaunches);
+// The launches one of which stands for the file: the shapes of a report's (or
+// data line's) "entry_launches" where "entry_launches_complete" is true (every
+// launch the entry can make was sized; the walk's doubt, if any, is only which
+// of them run). None otherwise: a launch the walk did not size or may not have
+// seen could be the largest, so none of the listed ones is known to stand. A
+// launch whose blocks or threads is not a positive finite number, or a
+// malformed field, throws std::invalid_argument naming it.
+std::vector<LaunchShape> standingLaunchShapes(const boost::json::object &report);
 
 // Validates the document (feature names and order, shapes, finite numbers);
 // throws std::invalid_argument naming the field.
@@ -85,8 +90,10 @@ double rankerScore(const RankerModel &model, const FeatureVector &features);
 
 // The vectors rankerScoreAcrossLaunches takes the lowest score of: the
 // features as they are, then, where blocks and threads are both unknown, each
-// sized launch standing for the file (written once; the trainer's LibTorch
-// scorer reads them too).
+// launch that may be the largest that runs standing for the file: the largest
+// certain launch (it runs, so the one standing is at least as large) and every
+// launch that may not run and is larger still; with no certain launch, every
+// one. Written once; the trainer's LibTorch scorer reads them too.
 std::vector<FeatureVector> launchAlternatives(const FeatureVector &features,
                                               const std::vector<LaunchShape> &sizedLaunches);
 

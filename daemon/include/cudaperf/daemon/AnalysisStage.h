@@ -32,9 +32,9 @@ struct AnalysisStage {
   std::optional<CompilerBranch> compilerDependent;
   bool devicePassExpected = false;
   std::optional<FeatureVector> devicePassFeatures;
-  // The launches the entry walk sized (the report's entry_launches), listed
-  // also where a doubt left blocks and threads unknown: R_str scores the file
-  // at the lowest of them and the unknown (rankerScoreAcrossLaunches).
+  // The launches one of which stands for the file where the walk's only doubt
+  // is which of them run (standingLaunchShapes): R_str scores such a file at
+  // the lowest of them and the unknown (rankerScoreAcrossLaunches).
   std::vector<LaunchShape> entryLaunchShapes;
 
   bool ok() const { return error.empty(); }

@@ -20,7 +20,7 @@ struct RankerSample {
   std::string task;
   std::string variant; // label from the data, may be empty
   FeatureVector features;
-  std::vector<LaunchShape> entryLaunches; // the line's entry_launches, sized by a doubted walk too
+  std::vector<LaunchShape> entryLaunches; // standingLaunchShapes of the line
   double speedup = 0;                     // measured, > 0
 };
 
