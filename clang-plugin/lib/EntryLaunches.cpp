@@ -429,6 +429,10 @@ public:
     for (const FunctionDecl *host : hosts) {
       Scan scan;
       scan.visit(host->getBody(), 0);
+      // A constructor's member initialisers run before its body (in-class ones through CXXDefaultInitExpr).
+      if (const auto *constructor = dyn_cast<CXXConstructorDecl>(host))
+        for (const CXXCtorInitializer *init : constructor->inits())
+          scan.visit(init->getInit(), 0);
       if (scan.launches)
         launching_.insert(host);
       callees[host] = std::move(scan.callees);
@@ -521,6 +525,12 @@ private:
           addressed.push_back(taken);
         return;
       }
+      // Expressions a declaration owns, evaluated where they are used: an in-class member initialiser, a default
+      // argument.
+      if (const auto *member = dyn_cast<CXXDefaultInitExpr>(stmt))
+        visit(member->getExpr(), depth + 1);
+      if (const auto *argument = dyn_cast<CXXDefaultArgExpr>(stmt))
+        visit(argument->getExpr(), depth + 1);
       if (isa<CUDAKernelCallExpr>(stmt) || isApiLaunch(stmt))
         launches = true;
       else if (const auto *call = dyn_cast<CallExpr>(stmt)) {

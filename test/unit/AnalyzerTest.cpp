@@ -440,6 +440,14 @@ TEST(AnalyzerEntryLaunches, ReportsTheLaunchThatRunsOrNothing) {
        "extern \"C\" void run(float *x, int n) { if (n < 0 && (unsigned long)x % 16 == 0) k<<<1, 32>>>(x);\n"
        "  if (n > 0 || (unsigned long)x % 16 == 0) k<<<n / 256, 256>>>(x); }",
        4096},
+      {"a launch in a constructor's member initialiser, beside a larger decoy",
+       "struct Runner { int l; Runner(float *x, int n) : l((k<<<n / 32, 32>>>(x), 1)) {} };\n"
+       "extern \"C\" void run(float *x, int n) { k<<<4096, 256>>>(x); Runner r(x, n); }",
+       std::nullopt},
+      {"a launch in an in-class member initialiser a constructor runs",
+       "struct Runner { float *x; int l = (k<<<1 << 15, 32>>>(x), 1); Runner(float *p) : x(p) {} };\n"
+       "extern \"C\" void run(float *x, int n) { k<<<4096, 256>>>(x); Runner r(x); }",
+       std::nullopt},
       {"two buffers compared: their addresses are not known",
        "extern \"C\" void run(float *x, int n) { float *y = x + 1; if (x == y - 1) k<<<n / 64, 64>>>(x);\n"
        "  else k<<<n / 32, 32>>>(x); }",
