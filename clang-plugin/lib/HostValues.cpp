@@ -282,8 +282,6 @@ std::optional<std::int64_t> HostValues::call(const CallExpr *callExpr, const Fun
   return value ? fitTo(ast_, callExpr->getType(), *value) : std::nullopt;
 }
 
-// A local (not static: its initialiser ran once, at the first call, with that call's values) or a
-// constant; a mutable global may be written by any function (constants were evaluated before this).
 std::optional<bool> HostValues::nonNull(const Expr *expr, const FunctionDecl *function, const Bindings &bindings,
                                         int depth) {
   if (!expr || depth > kMaxDepth || ++steps_ > kMaxSteps)
@@ -300,6 +298,8 @@ std::optional<bool> HostValues::nonNull(const Expr *expr, const FunctionDecl *fu
   return nonNull(var->getInit(), function, bindings, depth + 1); // `const float *p = x;`
 }
 
+// A local (not static: its initialiser ran once, at the first call, with that call's values) or a
+// constant; a mutable global may be written by any function (constants were evaluated before this).
 bool HostValues::trustedAtInit(const VarDecl *var) {
   return var->getType().isConstQualified() ? !var->isStaticLocal() || var->isConstexpr()
                                            : var->isLocalVarDecl() && !var->isStaticLocal();
