@@ -280,12 +280,18 @@ std::vector<FeatureVector> launchAlternatives(const FeatureVector &features,
   return alternatives;
 }
 
+double lowestScoreAcrossLaunches(const FeatureVector &features, const std::vector<LaunchShape> &sizedLaunches,
+                                 const std::function<double(const FeatureVector &)> &score) {
+  double lowest = std::numeric_limits<double>::infinity();
+  for (const FeatureVector &alternative : launchAlternatives(features, sizedLaunches))
+    lowest = std::min(lowest, score(alternative));
+  return lowest;
+}
+
 double rankerScoreAcrossLaunches(const RankerModel &model, const FeatureVector &features,
                                  const std::vector<LaunchShape> &sizedLaunches) {
-  double score = std::numeric_limits<double>::infinity();
-  for (const FeatureVector &alternative : launchAlternatives(features, sizedLaunches))
-    score = std::min(score, rankerScore(model, alternative));
-  return score;
+  return lowestScoreAcrossLaunches(features, sizedLaunches,
+                                   [&](const FeatureVector &vector) { return rankerScore(model, vector); });
 }
 
 } // namespace cudaperf

@@ -2,6 +2,7 @@
 
 #include "cudaperf/contracts/CommandLine.h"
 
+#include <sstream>
 #include <stdexcept>
 
 namespace cudaperf {
@@ -42,5 +43,14 @@ std::string textFlag(const Flags &flags, const std::string &name, const std::str
 }
 
 bool switchFlag(const Flags &flags, const std::string &name) { return flags.count(name) != 0; }
+
+std::vector<std::string> commaList(const std::string &text) {
+  std::vector<std::string> out;
+  std::stringstream parts(text);
+  for (std::string part; std::getline(parts, part, ',');)
+    if (!part.empty())
+      out.push_back(part);
+  return out;
+}
 
 } // namespace cudaperf

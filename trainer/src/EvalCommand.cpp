@@ -13,6 +13,7 @@
 #include "cudaperf/trainer/PolicyModel.h"
 #include "cudaperf/trainer/RewardClient.h"
 #include "cudaperf/trainer/Sampler.h"
+#include "cudaperf/trainer/TaskSelection.h"
 #include "cudaperf/trainer/Tokenizer.h"
 
 #include <boost/json.hpp>
@@ -32,15 +33,6 @@ namespace {
 
 namespace json = boost::json;
 namespace fs = std::filesystem;
-
-std::vector<std::string> commaList(const std::string &text) {
-  std::vector<std::string> out;
-  std::stringstream parts(text);
-  for (std::string part; std::getline(parts, part, ',');)
-    if (!part.empty())
-      out.push_back(part);
-  return out;
-}
 
 // One seed: every task's n samples, each with its turn of first pass and speedup.
 std::map<std::string, std::vector<SampleOutcome>> evaluateSeed(const trainer::PolicyModel &model,
@@ -105,15 +97,7 @@ int evalCommand(const std::vector<std::string> &args) {
       folder, device, trainer::dtypeNamed(textFlag(flags, "dtype", device.is_cuda() ? "bf16" : "f32")));
   const trainer::Tokenizer tokenizer = trainer::Tokenizer::fromFolder(folder);
   const std::string tasksDir = textFlag(flags, "tasks-dir", "tasks");
-  std::vector<std::string> names = commaList(textFlag(flags, "tasks"));
-  if (names.empty())
-    for (const auto &entry : fs::directory_iterator(tasksDir))
-      if (fs::exists(entry.path() / "task.json"))
-        names.push_back(entry.path().filename().string());
-  std::sort(names.begin(), names.end());
-  std::vector<TaskSpec> tasks;
-  for (const auto &name : names)
-    tasks.push_back(loadTask(fs::path(tasksDir) / name));
+  const std::vector<TaskSpec> tasks = trainer::loadTasks(tasksDir, commaList(textFlag(flags, "tasks")));
   trainer::SamplingOptions options;
   options.temperature = numberFlag(flags, "temperature", 1.0);
   options.topP = numberFlag(flags, "top-p", 1.0);

@@ -4,6 +4,7 @@
 #include "cudaperf/trainer/DataParallel.h"
 #include "cudaperf/trainer/KernelPrompt.h"
 #include "cudaperf/trainer/PolicyLoss.h"
+#include "cudaperf/trainer/TaskSelection.h"
 #include "cudaperf/trainer/TrainingCheckpoint.h"
 #include "cudaperf/trainer/TrajectoryAdvantages.h"
 
@@ -81,14 +82,7 @@ GrpoTrainer::GrpoTrainer(GrpoConfig config, RewardSource &rewards, DataParallel 
         << "cudaperf-train grpo: warning: the tokenizer asks for NFC, this build has no ICU: text used as it is\n";
   const torch::Device device = deviceNamed(config_.device);
   const torch::Dtype dtype = dtypeNamed(config_.dtype);
-  std::vector<std::string> names = config_.tasks;
-  if (names.empty())
-    for (const auto &entry : fs::directory_iterator(config_.tasksDir))
-      if (fs::exists(entry.path() / "task.json"))
-        names.push_back(entry.path().filename().string());
-  std::sort(names.begin(), names.end());
-  for (const auto &name : names)
-    tasks_.push_back(loadTask(fs::path(config_.tasksDir) / name));
+  tasks_ = loadTasks(config_.tasksDir, config_.tasks);
   if (tasks_.empty())
     throw std::invalid_argument("grpo: no tasks in " + config_.tasksDir);
 

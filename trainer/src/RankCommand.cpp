@@ -10,11 +10,9 @@
 
 #include <boost/json.hpp>
 
-#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
-#include <limits>
 #include <map>
 #include <sstream>
 #include <stdexcept>
@@ -243,9 +241,9 @@ int scoreCommand(const std::vector<std::string> &args) {
     readExtendedFeatures(parsed.as_object().if_contains("extended"), features);
     readUnknownFeatures(parsed.as_object().if_contains("features_unknown"), features);
     // A doubted entry walk's sized launches: the lowest score, as R_str takes it (rankerScoreAcrossLaunches).
-    double score = std::numeric_limits<double>::infinity();
-    for (const FeatureVector &alternative : launchAlternatives(features, standingLaunchShapes(parsed.as_object())))
-      score = std::min(score, torchRankerScore(model, alternative));
+    const double score =
+        lowestScoreAcrossLaunches(features, standingLaunchShapes(parsed.as_object()),
+                                  [&](const FeatureVector &vector) { return torchRankerScore(model, vector); });
     char buffer[64];
     std::snprintf(buffer, sizeof buffer, "%.17g", score);
     std::cout << buffer << "\n";

@@ -11,6 +11,7 @@
 
 #include <array>
 #include <filesystem>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -106,5 +107,8 @@ std::vector<FeatureVector> launchAlternatives(const FeatureVector &features,
 // with blocks and threads known, it is rankerScore.
 double rankerScoreAcrossLaunches(const RankerModel &model, const FeatureVector &features,
                                  const std::vector<LaunchShape> &sizedLaunches);
+// The same rule for any scorer of a vector (the trainer's LibTorch forward pass).
+double lowestScoreAcrossLaunches(const FeatureVector &features, const std::vector<LaunchShape> &sizedLaunches,
+                                 const std::function<double(const FeatureVector &)> &score);
 
 } // namespace cudaperf

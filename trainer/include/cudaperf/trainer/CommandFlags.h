@@ -16,5 +16,7 @@ Flags parseFlags(const std::vector<std::string> &args, const std::vector<std::st
 double numberFlag(const Flags &flags, const std::string &name, double fallback);
 std::string textFlag(const Flags &flags, const std::string &name, const std::string &fallback = "");
 bool switchFlag(const Flags &flags, const std::string &name);
+// "a,b,,c" -> {a, b, c}: a flag's comma-separated list, empty items dropped.
+std::vector<std::string> commaList(const std::string &text);
 
 } // namespace cudaperf
