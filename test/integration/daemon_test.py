@@ -1009,7 +1009,7 @@ class GrpoAgainstTheDaemonTest(unittest.TestCase):
                 # eval of the trained checkpoint against the same daemon: two seeds, two turns.
                 report_path = os.path.join(workdir, "eval.json")
                 evaluated = subprocess.run([TRAINER, "eval", "--model", os.path.join(out, "step-2"), "--tasks-dir",
-                                            TASKS, "--tasks", "relu", "--samples", "2", "--turns", "2", "--seeds",
+                                            TASKS, "--tasks", "relu,vector_add", "--samples", "2", "--turns", "2", "--seeds",
                                             "0,1", "--max-new-tokens", "16", "--daemon",
                                             "http://127.0.0.1:%d" % daemon.port, "--out", report_path],
                                            capture_output=True, text=True, timeout=600)
@@ -1019,6 +1019,13 @@ class GrpoAgainstTheDaemonTest(unittest.TestCase):
                 for metric in ("pass@1", "fast_1", "accuracy_turn_1", "cumulative_accuracy_turn_2"):
                     self.assertEqual(len(report["metrics"][metric]["per_seed"]), 2, metric)
                 self.assertNotIn("pass@5", report["metrics"])  # k > n has no estimate
+                # Both tasks' samples went through the turns batched together, each counted under its task.
+                self.assertEqual(sorted(report["correct_per_task"]), ["relu", "vector_add"])
+                for counts in report["correct_per_task"].values():
+                    self.assertEqual(len(counts), 2)
+                    self.assertTrue(all(0 <= c <= 2 for c in counts), counts)
+                first, best = (report["metrics"][m]["per_seed"] for m in ("reward_turn_1", "reward_best_turn"))
+                self.assertTrue(all(b >= f for f, b in zip(first, best)), (first, best))
                 self.assertIn("pass@1", evaluated.stdout)
             finally:
                 daemon.stop()

@@ -74,6 +74,32 @@ TEST(GrpoTrainerTest, AResumedRunGivesTheUninterruptedRunsLosses) {
     fs::remove_all(dir);
 }
 
+TEST(GrpoTrainerTest, ATimeLimitStopsAfterTheStepThatReachesItWithACheckpoint) {
+  const fs::path model = makeModel("seconds");
+  const fs::path out = model.string() + "-out";
+  fs::remove_all(out);
+  std::ostringstream quiet;
+  GrpoConfig config = tinyConfig(model, out);
+  config.checkpointEvery = 1000; // only the stop itself leaves a checkpoint
+  {
+    TextScorer scorer;
+    GrpoTrainer(config, scorer).run(quiet, 0, 1e-9); // any step takes longer than a nanosecond
+  }
+  EXPECT_EQ(readLog(out).size(), 1u);
+  EXPECT_TRUE(fs::exists(out / "step-1" / "optimizer.safetensors"));
+  EXPECT_NE(quiet.str().find("stopping after"), std::string::npos) << quiet.str();
+  {
+    TextScorer scorer;
+    config.resume = "latest";
+    GrpoTrainer trainer(config, scorer);
+    EXPECT_EQ(trainer.stepsDone(), 1);
+    trainer.run(quiet, 0, 3600); // not reached: the run ends at its last step
+  }
+  EXPECT_EQ(readLog(out).size(), static_cast<std::size_t>(config.steps));
+  for (const auto &dir : {model, out})
+    fs::remove_all(dir);
+}
+
 TEST(GrpoTrainerTest, ALoraRunResumesExactlyAndItsCheckpointIsAPlainModel) {
   const fs::path model = makeModel("lora");
   const fs::path whole = model.string() + "-whole", parts = model.string() + "-parts";

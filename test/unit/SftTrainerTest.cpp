@@ -99,6 +99,25 @@ TEST(SftTrainerTest, AResumedRunGivesTheUninterruptedLosses) {
     fs::remove_all(dir);
 }
 
+TEST(SftTrainerTest, ATimeLimitStopsAfterTheStepThatReachesItWithACheckpoint) {
+  const fs::path out = folder("seconds");
+  SftConfig config = tinyRun("seconds", out);
+  config.epochs = 4;
+  config.checkpointEvery = 1000; // no checkpoint of its own before the end
+  std::ostringstream quiet;
+  SftTrainer(config).run(quiet, 0, 1e-9); // any step takes longer than a nanosecond
+  EXPECT_EQ(losses(out).size(), 1u);
+  EXPECT_TRUE(fs::exists(out / "step-1" / "optimizer.safetensors"));
+  EXPECT_NE(quiet.str().find("stopping after step 1"), std::string::npos) << quiet.str();
+  config.resume = "latest";
+  SftTrainer resumed(config);
+  EXPECT_EQ(resumed.stepsDone(), 1);
+  resumed.run(quiet, 0, 3600); // a limit it does not reach: the run ends at its last step
+  EXPECT_EQ(losses(out).size(), 4u);
+  fs::remove_all(out);
+  fs::remove_all(config.model);
+}
+
 TEST(SftTrainerTest, LoraLearnsAndResumesExactly) {
   const fs::path whole = folder("lora-whole"), parts = folder("lora-parts");
   SftConfig a = tinyRun("lora-a", whole), b = tinyRun("lora-b", parts);

@@ -2,8 +2,9 @@
 // the daemon's feedback), unbiased pass@k (k = 1, 5, 10 where k <= n),
 // geometric-mean speedup over correct samples, fast_p (p = 1, 1.5, 2; against
 // torch.compile too, for imported KernelBench tasks that have its timing),
-// first-turn and cumulative accuracy per turn; each over seeds as mean ± std.
-// A JSON report (--out) and a table on stdout.
+// first-turn and cumulative accuracy per turn, the mean reward of the first
+// answer and of each sample's best turn; each over seeds as mean ± std. A JSON
+// report (--out, with each task's correct samples per seed) and a table on stdout.
 #include "cudaperf/trainer/Commands.h"
 
 #include "cudaperf/contracts/EvalMetrics.h"
@@ -34,47 +35,70 @@ namespace {
 namespace json = boost::json;
 namespace fs = std::filesystem;
 
-// One seed: every task's n samples, each with its turn of first pass and speedup.
-std::map<std::string, std::vector<SampleOutcome>> evaluateSeed(const trainer::PolicyModel &model,
-                                                               const trainer::Tokenizer &tokenizer,
-                                                               const std::vector<TaskSpec> &tasks, int samples,
-                                                               int turns, trainer::SamplingOptions options,
-                                                               trainer::RewardClient &client, std::uint64_t seed) {
-  std::map<std::string, std::vector<SampleOutcome>> out;
-  const trainer::Sampler sampler(model, &tokenizer);
+// One task's n samples: each with its turn of first pass and speedup, and its rewards.
+struct TaskOutcomes {
+  std::vector<SampleOutcome> samples;
+  std::vector<double> firstTurnReward, bestReward; // R of the first answer; the best R over its turns
+};
+
+// One seed: every task's n samples, refined over the turns. Each turn generates for every open sample
+// of every task in one batch and sends all their answers to the daemon at once (a task at a time kept
+// the GPU and the daemon idle in turn).
+std::map<std::string, TaskOutcomes> evaluateSeed(const trainer::PolicyModel &model, const trainer::Tokenizer &tokenizer,
+                                                 const std::vector<TaskSpec> &tasks, int samples, int turns,
+                                                 trainer::SamplingOptions options, trainer::RewardClient &client,
+                                                 std::uint64_t seed) {
+  struct Row {
+    std::size_t task;
+    int sample;
+    trainer::Conversation conversation;
+  };
+  std::map<std::string, TaskOutcomes> out;
+  std::vector<Row> rows;
   for (std::size_t t = 0; t < tasks.size(); ++t) {
-    std::vector<trainer::Conversation> rows(samples, trainer::Conversation(tokenizer, tasks[t]));
-    std::vector<SampleOutcome> outcomes(samples);
-    std::vector<int> open(samples);
+    auto &task = out[tasks[t].name];
+    task.samples.resize(samples);
+    task.firstTurnReward.assign(samples, 0.0);
+    task.bestReward.assign(samples, 0.0);
     for (int i = 0; i < samples; ++i)
-      open[i] = i;
-    for (int turn = 1; turn <= turns && !open.empty(); ++turn) {
-      std::vector<std::vector<std::int64_t>> contexts;
-      for (int i : open)
-        contexts.push_back(rows[i].ids());
-      options.seed = seed * 1000003 + t * 101 + static_cast<std::uint64_t>(turn);
-      const auto generated = sampler.generate(contexts, 1, options);
-      std::vector<trainer::RewardRequest> requests;
-      for (std::size_t k = 0; k < open.size(); ++k) {
-        rows[open[k]].addCompletion(generated.completions[k].ids);
-        requests.push_back({tasks[t].name, trainer::extractKernelSource(generated.completions[k].text), turn});
-      }
-      const auto answers = client.evaluateAll(requests);
-      std::vector<int> still;
-      for (std::size_t k = 0; k < open.size(); ++k) {
-        const auto &answer = answers[k];
-        if (!answer.ok && (answer.httpStatus == 0 || answer.httpStatus >= 500))
-          throw std::runtime_error("eval: no answer for task '" + tasks[t].name + "': " + answer.error);
-        if (answer.ok && answer.status == "ok") {
-          outcomes[open[k]] = {turn, answer.speedup, answer.speedupVsTorchCompile};
-        } else if (turn < turns) {
-          rows[open[k]].addFeedback(answer.ok ? answer.feedback : answer.error);
-          still.push_back(open[k]);
-        }
-      }
-      open = std::move(still);
+      rows.push_back({t, i, trainer::Conversation(tokenizer, tasks[t])});
+  }
+  const trainer::Sampler sampler(model, &tokenizer);
+  std::vector<std::size_t> open(rows.size());
+  for (std::size_t i = 0; i < rows.size(); ++i)
+    open[i] = i;
+  for (int turn = 1; turn <= turns && !open.empty(); ++turn) {
+    std::vector<std::vector<std::int64_t>> contexts;
+    for (std::size_t i : open)
+      contexts.push_back(rows[i].conversation.ids());
+    options.seed = seed * 1000003 + static_cast<std::uint64_t>(turn);
+    const auto generated = sampler.generate(contexts, 1, options);
+    std::vector<trainer::RewardRequest> requests;
+    for (std::size_t k = 0; k < open.size(); ++k) {
+      Row &row = rows[open[k]];
+      row.conversation.addCompletion(generated.completions[k].ids);
+      requests.push_back({tasks[row.task].name, trainer::extractKernelSource(generated.completions[k].text), turn});
     }
-    out[tasks[t].name] = std::move(outcomes);
+    const auto answers = client.evaluateAll(requests);
+    std::vector<std::size_t> still;
+    for (std::size_t k = 0; k < open.size(); ++k) {
+      const auto &answer = answers[k];
+      Row &row = rows[open[k]];
+      if (!answer.ok && (answer.httpStatus == 0 || answer.httpStatus >= 500))
+        throw std::runtime_error("eval: no answer for task '" + tasks[row.task].name + "': " + answer.error);
+      auto &task = out[tasks[row.task].name];
+      const double reward = answer.reward.value_or(0.0);
+      if (turn == 1)
+        task.firstTurnReward[row.sample] = task.bestReward[row.sample] = reward;
+      task.bestReward[row.sample] = std::max(task.bestReward[row.sample], reward);
+      if (answer.ok && answer.status == "ok") {
+        task.samples[row.sample] = {turn, answer.speedup, answer.speedupVsTorchCompile};
+      } else if (turn < turns) {
+        row.conversation.addFeedback(answer.ok ? answer.feedback : answer.error);
+        still.push_back(open[k]);
+      }
+    }
+    open = std::move(still);
   }
   return out;
 }
@@ -111,23 +135,39 @@ int evalCommand(const std::vector<std::string> &args) {
   // Per seed, each metric (averaged over tasks for pass@k); then mean ± std over seeds.
   std::map<std::string, std::vector<double>> perSeed;
   std::vector<std::string> seeds = commaList(textFlag(flags, "seeds", "0"));
+  json::object correctPerTask; // task -> correct samples, one count per seed
   for (const auto &seedText : seeds) {
     const auto outcomes = evaluateSeed(model, tokenizer, tasks, samples, turns, options, client, std::stoull(seedText));
     std::vector<SampleOutcome> all;
+    double firstTurnReward = 0, bestReward = 0;
+    for (const auto &[task, outcome] : outcomes)
+      for (int i = 0; i < samples; ++i) {
+        firstTurnReward += outcome.firstTurnReward[i];
+        bestReward += outcome.bestReward[i];
+      }
+    perSeed["reward_turn_1"].push_back(firstTurnReward / (samples * outcomes.size()));
+    perSeed["reward_best_turn"].push_back(bestReward / (samples * outcomes.size()));
     for (int k : {1, 5, 10}) {
       if (k > samples)
         continue;
       double sum = 0;
-      for (const auto &[task, list] : outcomes) {
+      for (const auto &[task, outcome] : outcomes) {
         int correct = 0;
-        for (const auto &s : list)
+        for (const auto &s : outcome.samples)
           correct += s.passedTurn.has_value();
         sum += passAtK(samples, correct, k).value_or(0);
       }
       perSeed["pass@" + std::to_string(k)].push_back(sum / outcomes.size());
     }
-    for (const auto &[task, list] : outcomes)
-      all.insert(all.end(), list.begin(), list.end());
+    for (const auto &[task, outcome] : outcomes) {
+      all.insert(all.end(), outcome.samples.begin(), outcome.samples.end());
+      const auto correct = std::count_if(outcome.samples.begin(), outcome.samples.end(),
+                                         [](const SampleOutcome &s) { return s.passedTurn.has_value(); });
+      auto &counts = correctPerTask[task];
+      if (!counts.is_array())
+        counts.emplace_array();
+      counts.as_array().push_back(static_cast<std::int64_t>(correct));
+    }
     // The geomean speedup and fast_p, under names ending in `suffix`.
     const auto speedupMetrics = [&](const std::vector<SampleOutcome> &samples, const std::string &suffix) {
       if (auto g = geomeanSpeedup(samples))
@@ -145,7 +185,7 @@ int evalCommand(const std::vector<std::string> &args) {
       std::vector<SampleOutcome> timed;
       for (const auto &task : tasks)
         if (task.torchCompile)
-          timed.insert(timed.end(), outcomes.at(task.name).begin(), outcomes.at(task.name).end());
+          timed.insert(timed.end(), outcomes.at(task.name).samples.begin(), outcomes.at(task.name).samples.end());
       speedupMetrics(againstTorchCompile(timed), "_vs_torch_compile");
     }
     const auto first = firstTurnAccuracy(all, turns), cumulative = cumulativeAccuracy(all, turns);
@@ -167,6 +207,7 @@ int evalCommand(const std::vector<std::string> &args) {
     std::printf("%-30s %12.4f %10.4f\n", name.c_str(), m.mean, m.std);
   }
   report["metrics"] = metrics;
+  report["correct_per_task"] = correctPerTask;
   if (flags.count("out"))
     std::ofstream(textFlag(flags, "out")) << json::serialize(report) << "\n";
   return 0;

@@ -19,7 +19,7 @@
 namespace cudaperf {
 
 int grpoCommand(const std::vector<std::string> &args) {
-  const Flags flags = parseFlags(args, {"config", "steps", "resume", "stop-after", "nproc"});
+  const Flags flags = parseFlags(args, {"config", "steps", "resume", "stop-after", "stop-after-seconds", "nproc"});
   if (!flags.count("config"))
     throw std::invalid_argument("--config FILE.json is required");
   const auto place = trainer::ProcessPlace::fromEnvironment();
@@ -57,14 +57,15 @@ int grpoCommand(const std::vector<std::string> &args) {
   client.concurrency = config.daemonConcurrency;
   trainer::DaemonRewards rewards(client);
   trainer::GrpoTrainer trainer(config, rewards, parallel.get());
-  trainer.run(std::cerr, static_cast<std::int64_t>(numberFlag(flags, "stop-after", 0)));
+  trainer.run(std::cerr, static_cast<std::int64_t>(numberFlag(flags, "stop-after", 0)),
+              numberFlag(flags, "stop-after-seconds", 0));
   if (leader)
     std::cerr << "cudaperf-train grpo: " << trainer.stepsDone() << " steps; log in " << config.outDir << "/log.jsonl\n";
   return 0;
 }
 
 int sftCommand(const std::vector<std::string> &args) {
-  const Flags flags = parseFlags(args, {"config", "resume", "stop-after"});
+  const Flags flags = parseFlags(args, {"config", "resume", "stop-after", "stop-after-seconds"});
   if (!flags.count("config"))
     throw std::invalid_argument("--config FILE.json is required");
   trainer::SftConfig config = trainer::SftConfig::fromFile(textFlag(flags, "config"));
@@ -72,7 +73,8 @@ int sftCommand(const std::vector<std::string> &args) {
     config.resume = textFlag(flags, "resume");
   std::cerr << "cudaperf-train sft: " << config.toJsonText() << "\n";
   trainer::SftTrainer trainer(config);
-  trainer.run(std::cerr, static_cast<std::int64_t>(numberFlag(flags, "stop-after", 0)));
+  trainer.run(std::cerr, static_cast<std::int64_t>(numberFlag(flags, "stop-after", 0)),
+              numberFlag(flags, "stop-after-seconds", 0));
   return 0;
 }
 

@@ -512,7 +512,7 @@ json::object GrpoTrainer::step() {
   return log;
 }
 
-void GrpoTrainer::run(std::ostream &progress, std::int64_t stopAfter) {
+void GrpoTrainer::run(std::ostream &progress, std::int64_t stopAfter, double stopAfterSeconds) {
   // Every rank runs every step (their collectives meet); rank 0 alone writes
   // the log, the progress and the checkpoints (the weights are the same on all).
   const bool leader = !parallel_ || parallel_->leader();
@@ -525,10 +525,23 @@ void GrpoTrainer::run(std::ostream &progress, std::int64_t stopAfter) {
   const auto start = std::chrono::steady_clock::now();
   const std::int64_t first = step_;
   const std::int64_t last = stopAfter > 0 ? std::min(config_.steps, step_ + stopAfter) : config_.steps;
+  // Whether the time is up, as every rank sees it: ranks that disagreed would wait for each other's collectives.
+  const auto timeUp = [&] {
+    if (stopAfterSeconds <= 0)
+      return false;
+    std::vector<double> over{since(start) >= stopAfterSeconds ? 1.0 : 0.0};
+    if (parallel_)
+      parallel_->maximum(over);
+    return over[0] > 0;
+  };
   while (step_ < last) {
     const json::object record = step();
-    if (!leader)
+    const bool stopping = timeUp();
+    if (!leader) {
+      if (stopping)
+        break;
       continue;
+    }
     log << json::serialize(record) << "\n";
     log.flush();
     const double elapsed = since(start);
@@ -545,8 +558,13 @@ void GrpoTrainer::run(std::ostream &progress, std::int64_t stopAfter) {
     } else {
       progress << line.str() << "\n";
     }
-    if (config_.checkpointEvery > 0 && (step_ % config_.checkpointEvery == 0 || step_ == last))
+    if (config_.checkpointEvery > 0 && (step_ % config_.checkpointEvery == 0 || step_ == last || stopping))
       saveCheckpoint();
+    if (stopping) {
+      progress << (terminal ? "\n" : "") << "grpo: stopping after " << static_cast<std::int64_t>(since(start))
+               << " s (--stop-after-seconds " << stopAfterSeconds << ")\n";
+      break;
+    }
   }
   if (terminal)
     progress << "\n";

@@ -195,7 +195,8 @@ json::object SftTrainer::step() {
                       {"seconds", since(start)}};
 }
 
-void SftTrainer::run(std::ostream &progress, std::int64_t stopAfter) {
+void SftTrainer::run(std::ostream &progress, std::int64_t stopAfter, double stopAfterSeconds) {
+  const auto start = std::chrono::steady_clock::now();
   fs::create_directories(config_.outDir);
   std::ofstream log(fs::path(config_.outDir) / "log.jsonl", std::ios::app);
   const std::int64_t total = totalSteps();
@@ -205,8 +206,13 @@ void SftTrainer::run(std::ostream &progress, std::int64_t stopAfter) {
     log << json::serialize(record) << "\n";
     log.flush();
     progress << "sft step " << step_ << "/" << total << "  loss " << record.at("loss").as_double() << "\n";
-    if (config_.checkpointEvery > 0 && (step_ % config_.checkpointEvery == 0 || step_ == last))
+    const bool stopping = stopAfterSeconds > 0 && since(start) >= stopAfterSeconds;
+    if (config_.checkpointEvery > 0 && (step_ % config_.checkpointEvery == 0 || step_ == last || stopping))
       saveTrainingCheckpoint(config_.outDir, step_, *model_, *optimizer_, config_.model, config_.toJsonText());
+    if (stopping) {
+      progress << "sft: stopping after step " << step_ << " (--stop-after-seconds " << stopAfterSeconds << ")\n";
+      break;
+    }
   }
 }
 

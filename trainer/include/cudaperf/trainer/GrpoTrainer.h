@@ -64,7 +64,9 @@ public:
   // `progress`, checkpoints every checkpoint_every steps and at the end.
   // stopAfter > 0: at most that many steps in this invocation, then a
   // checkpoint (a job with a time limit; resume continues the same schedule).
-  void run(std::ostream &progress, std::int64_t stopAfter = 0);
+  // stopAfterSeconds > 0: no step starts once this invocation has run that
+  // long (every rank agrees, from the slowest), then a checkpoint.
+  void run(std::ostream &progress, std::int64_t stopAfter = 0, double stopAfterSeconds = 0);
   void saveCheckpoint() const;
   std::int64_t stepsDone() const { return step_; }
   const GrpoConfig &config() const { return config_; }

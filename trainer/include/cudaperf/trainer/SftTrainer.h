@@ -40,8 +40,9 @@ class SftTrainer {
 public:
   explicit SftTrainer(SftConfig config);
   boost::json::object step();
-  // stopAfter > 0: at most that many steps now, then a checkpoint.
-  void run(std::ostream &progress, std::int64_t stopAfter = 0);
+  // stopAfter > 0: at most that many steps now, then a checkpoint;
+  // stopAfterSeconds > 0: no step starts after that long, then a checkpoint.
+  void run(std::ostream &progress, std::int64_t stopAfter = 0, double stopAfterSeconds = 0);
   std::int64_t stepsDone() const { return step_; }
   std::int64_t totalSteps() const;
 
