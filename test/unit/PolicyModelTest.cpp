@@ -407,6 +407,44 @@ TEST_F(SamplerTest, ARowSeedGivesTheSameCompletionInAnyBatch) {
   EXPECT_THROW(sampler.generate({{1}}, 1, o), std::invalid_argument);
 }
 
+// Rows beyond one chunk (and of other lengths) go through several generates; with row seeds each
+// completion is the one a single generate over every row gives, in the prompts' order.
+TEST_F(SamplerTest, ChunkedGenerationGivesTheOneBatchCompletionsInOrder) {
+  const Sampler sampler(*model_);
+  SamplingOptions o;
+  o.maxNewTokens = 6;
+  std::vector<std::vector<std::int64_t>> prompts;
+  for (std::int64_t i = 0; i < Sampler::kMaxRowsPerChunk + 6; ++i) {
+    prompts.push_back(std::vector<std::int64_t>(1 + i % 5, 3 + i % 7));
+    o.rowSeeds.push_back(100 + static_cast<std::uint64_t>(i));
+  }
+  const auto whole = sampler.generate(prompts, 1, o);
+  const auto chunked = sampler.generateInChunks(prompts, o);
+  ASSERT_EQ(chunked.completions.size(), prompts.size());
+  for (std::size_t i = 0; i < prompts.size(); ++i)
+    EXPECT_EQ(chunked.completions[i].ids, whole.completions[i].ids) << "row " << i;
+  o.rowSeeds.pop_back(); // one seed a row, or none
+  EXPECT_THROW(sampler.generateInChunks(prompts, o), std::invalid_argument);
+}
+
+// A chunk's rows: as many as the fused step takes for short prompts, fewer as the prefill's
+// rows x heads x T x T attention scores grow, never none.
+TEST_F(SamplerTest, RowsPerChunkKeepThePrefillScoresUnderTheBudget) {
+  const Sampler sampler(*model_);
+  const std::int64_t heads = model_->config().heads;
+  EXPECT_EQ(sampler.rowsPerChunk(1), Sampler::kMaxRowsPerChunk);
+  EXPECT_EQ(sampler.rowsPerChunk(1 << 20), 1);
+  for (std::int64_t longest : {512, 2048, 4096, 8192}) {
+    const std::int64_t rows = sampler.rowsPerChunk(longest);
+    EXPECT_GE(rows, 1);
+    EXPECT_LE(rows, Sampler::kMaxRowsPerChunk);
+    if (rows > 1)
+      EXPECT_LE(rows * heads * longest * longest, Sampler::kPrefillScoreBudget) << longest;
+    if (rows < Sampler::kMaxRowsPerChunk)
+      EXPECT_GT((rows + 1) * heads * longest * longest, Sampler::kPrefillScoreBudget) << longest;
+  }
+}
+
 TEST_F(SamplerTest, SamplerLogProbsEqualTheTrainersRecomputation) {
   const Sampler sampler(*model_);
   for (auto [temperature, topP, topK] : {std::tuple{1.0, 1.0, 0}, {0.7, 0.9, 0}, {1.3, 1.0, 20}}) {

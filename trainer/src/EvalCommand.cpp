@@ -10,6 +10,7 @@
 #include "cudaperf/contracts/EvalMetrics.h"
 #include "cudaperf/contracts/TaskSpec.h"
 #include "cudaperf/trainer/CommandFlags.h"
+#include "cudaperf/trainer/DataOrder.h"
 #include "cudaperf/trainer/KernelPrompt.h"
 #include "cudaperf/trainer/PolicyModel.h"
 #include "cudaperf/trainer/RewardClient.h"
@@ -42,8 +43,8 @@ struct TaskOutcomes {
 };
 
 // One seed: every task's n samples, refined over the turns. Each turn generates for every open sample
-// of every task in one batch and sends all their answers to the daemon at once (a task at a time kept
-// the GPU and the daemon idle in turn).
+// of every task together (Sampler::generateInChunks) and sends all their answers to the daemon at once (a task at a
+// time kept the GPU and the daemon idle in turn).
 std::map<std::string, TaskOutcomes> evaluateSeed(const trainer::PolicyModel &model, const trainer::Tokenizer &tokenizer,
                                                  const std::vector<TaskSpec> &tasks, int samples, int turns,
                                                  trainer::SamplingOptions options, trainer::RewardClient &client,
@@ -71,8 +72,11 @@ std::map<std::string, TaskOutcomes> evaluateSeed(const trainer::PolicyModel &mod
     std::vector<std::vector<std::int64_t>> contexts;
     for (std::size_t i : open)
       contexts.push_back(rows[i].conversation.ids());
-    options.seed = seed * 1000003 + static_cast<std::uint64_t>(turn);
-    const auto generated = sampler.generate(contexts, 1, options);
+    // A sample's draws from its seed, turn and row alone: the same whatever the chunks.
+    options.rowSeeds.clear();
+    for (std::size_t i : open)
+      options.rowSeeds.push_back(trainer::mixSeed(seed, static_cast<std::uint64_t>(turn), i));
+    const auto generated = sampler.generateInChunks(contexts, options);
     std::vector<trainer::RewardRequest> requests;
     for (std::size_t k = 0; k < open.size(); ++k) {
       Row &row = rows[open[k]];

@@ -173,7 +173,7 @@ json::object GrpoTrainer::step() {
       options.rowSeeds.push_back(mixSeed(turnSeed, row->id, 0));
     auto start = std::chrono::steady_clock::now();
     const Sampler sampler(*model_, &tokenizer_);
-    const GenerationResult generated = sampler.generate(contexts, 1, options);
+    const GenerationResult generated = sampler.generateInChunks(contexts, options);
     generateSeconds += since(start);
     generatePeakBytes = std::max(generatePeakBytes, takeCudaPeak(model_->device()));
     std::vector<RewardRequest> requests;

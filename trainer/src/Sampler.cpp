@@ -246,6 +246,51 @@ torch::Tensor samplingLogProbs(const torch::Tensor &logits, const SamplingOption
   return torch::log_softmax(scaled, -1);
 }
 
+std::int64_t Sampler::rowsPerChunk(std::int64_t longest) const {
+  const std::int64_t perRow = std::max<std::int64_t>(1, model_.config().heads * longest * longest);
+  return std::clamp<std::int64_t>(kPrefillScoreBudget / perRow, 1, kMaxRowsPerChunk);
+}
+
+GenerationResult Sampler::generateInChunks(const std::vector<std::vector<std::int64_t>> &prompts,
+                                           const SamplingOptions &options) const {
+  if (!options.rowSeeds.empty() && options.rowSeeds.size() != prompts.size())
+    throw std::invalid_argument("generate: one row seed per prompt");
+  // Longest prompts first, so that each chunk's size follows its own longest one.
+  std::vector<std::size_t> order(prompts.size());
+  for (std::size_t i = 0; i < order.size(); ++i)
+    order[i] = i;
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::size_t a, std::size_t b) { return prompts[a].size() > prompts[b].size(); });
+  GenerationResult all;
+  all.completions.resize(prompts.size());
+  all.usedCudaGraph = all.usedFusedDecode = all.usedFusedSampling = true;
+  for (std::size_t begin = 0; begin < order.size();) {
+    const auto rows = static_cast<std::size_t>(rowsPerChunk(static_cast<std::int64_t>(prompts[order[begin]].size())));
+    const std::size_t end = std::min(order.size(), begin + rows);
+    std::vector<std::vector<std::int64_t>> chunk;
+    SamplingOptions chunkOptions = options;
+    chunkOptions.rowSeeds.clear();
+    for (std::size_t k = begin; k < end; ++k) {
+      chunk.push_back(prompts[order[k]]);
+      if (!options.rowSeeds.empty())
+        chunkOptions.rowSeeds.push_back(options.rowSeeds[order[k]]);
+    }
+    if (options.rowSeeds.empty()) // a chunk's own draws, not a copy of the first chunk's
+      chunkOptions.seed = options.seed + begin;
+    GenerationResult part = generate(chunk, 1, chunkOptions);
+    for (std::size_t k = begin; k < end; ++k)
+      all.completions[order[k]] = std::move(part.completions[k - begin]);
+    all.prefillSeconds += part.prefillSeconds;
+    all.decodeSeconds += part.decodeSeconds;
+    all.decodeSteps = std::max(all.decodeSteps, part.decodeSteps);
+    all.usedCudaGraph &= part.usedCudaGraph;
+    all.usedFusedDecode &= part.usedFusedDecode;
+    all.usedFusedSampling &= part.usedFusedSampling;
+    begin = end;
+  }
+  return all;
+}
+
 GenerationResult Sampler::generate(const std::vector<std::vector<std::int64_t>> &prompts, std::int64_t group,
                                    const SamplingOptions &options) const {
   if (prompts.empty() || group <= 0)

@@ -81,6 +81,19 @@ public:
   Sampler(const PolicyModel &model, const Tokenizer *tokenizer = nullptr) : model_(model), tokenizer_(tokenizer) {}
   GenerationResult generate(const std::vector<std::vector<std::int64_t>> &prompts, std::int64_t group,
                             const SamplingOptions &options) const;
+  // One completion per prompt, generated in chunks of rows that fit: the
+  // prefill's attention of a chunk (rows x heads x T x T scores, T its
+  // longest prompt) stays under kPrefillScoreBudget, and a chunk is never
+  // more rows than the fused decode step takes. Only `completions` and the
+  // timings are filled (seconds summed, decodeSteps the most of any chunk).
+  // With rowSeeds the completions are those of one generate over all rows.
+  GenerationResult generateInChunks(const std::vector<std::vector<std::int64_t>> &prompts,
+                                    const SamplingOptions &options) const;
+  // The rows of a chunk whose longest prompt is `longest` tokens.
+  std::int64_t rowsPerChunk(std::int64_t longest) const;
+  // Attention scores one prefill may hold (f32 elements: 8 GiB, several times that transiently).
+  static constexpr std::int64_t kPrefillScoreBudget = std::int64_t{1} << 31;
+  static constexpr std::int64_t kMaxRowsPerChunk = 64;
 
 private:
   const PolicyModel &model_;
