@@ -1006,12 +1006,22 @@ class GrpoAgainstTheDaemonTest(unittest.TestCase):
                 second = subprocess.run([TRAINER, "grpo", "--config", path, "--resume", "latest"],
                                         capture_output=True, text=True, timeout=600)
                 self.assertEqual(second.returncode, 0, second.stderr[-3000:])
-                # eval of the trained checkpoint against the same daemon: two seeds, two turns.
+                # Every scored completion of both invocations is in the run's completions log, in the
+                # daemon's own words; a failed one without its source.
+                scored = [json.loads(line) for line in open(os.path.join(out, "completions.jsonl"))]
+                self.assertEqual(sorted({r["step"] for r in scored}), [1, 2])
+                for record in scored:
+                    self.assertIn(record["task"], ("relu", "vector_add"))
+                    self.assertIn(record["turn"], (1, 2))
+                    self.assertTrue(record["trained"])
+                    self.assertNotEqual(record["status"], "no_answer")
+                    self.assertEqual("source" in record, record["status"] == "ok", record)
                 report_path = os.path.join(workdir, "eval.json")
                 evaluated = subprocess.run([TRAINER, "eval", "--model", os.path.join(out, "step-2"), "--tasks-dir",
                                             TASKS, "--tasks", "relu,vector_add", "--samples", "2", "--turns", "2", "--seeds",
                                             "0,1", "--max-new-tokens", "16", "--daemon",
-                                            "http://127.0.0.1:%d" % daemon.port, "--out", report_path],
+                                            "http://127.0.0.1:%d" % daemon.port, "--out", report_path,
+                                            "--completions-out", os.path.join(workdir, "eval-completions.jsonl")],
                                            capture_output=True, text=True, timeout=600)
                 self.assertEqual(evaluated.returncode, 0, evaluated.stderr[-3000:])
                 report = json.load(open(report_path))
@@ -1024,6 +1034,12 @@ class GrpoAgainstTheDaemonTest(unittest.TestCase):
                 for counts in report["correct_per_task"].values():
                     self.assertEqual(len(counts), 2)
                     self.assertTrue(all(0 <= c <= 2 for c in counts), counts)
+                # Every sample's every turn, with its source: 2 seeds x 2 tasks x 2 samples at turn 1.
+                judged = [json.loads(line) for line in open(os.path.join(workdir, "eval-completions.jsonl"))]
+                self.assertEqual(len([r for r in judged if r["turn"] == 1]), 8)
+                self.assertEqual({(r["seed"], r["task"], r["sample"]) for r in judged},
+                                 {(s, t, i) for s in (0, 1) for t in ("relu", "vector_add") for i in (0, 1)})
+                self.assertTrue(all(isinstance(r["source"], str) for r in judged))
                 first, best = (report["metrics"][m]["per_seed"] for m in ("reward_turn_1", "reward_best_turn"))
                 self.assertTrue(all(b >= f for f, b in zip(first, best)), (first, best))
                 self.assertIn("pass@1", evaluated.stdout)

@@ -10,6 +10,7 @@
 #include "cudaperf/contracts/EvalMetrics.h"
 #include "cudaperf/contracts/TaskSpec.h"
 #include "cudaperf/trainer/CommandFlags.h"
+#include "cudaperf/trainer/CompletionRecord.h"
 #include "cudaperf/trainer/DataOrder.h"
 #include "cudaperf/trainer/KernelPrompt.h"
 #include "cudaperf/trainer/PolicyModel.h"
@@ -26,6 +27,7 @@
 #include <fstream>
 #include <iostream>
 #include <map>
+#include <optional>
 #include <sstream>
 #include <stdexcept>
 
@@ -48,7 +50,7 @@ struct TaskOutcomes {
 std::map<std::string, TaskOutcomes> evaluateSeed(const trainer::PolicyModel &model, const trainer::Tokenizer &tokenizer,
                                                  const std::vector<TaskSpec> &tasks, int samples, int turns,
                                                  trainer::SamplingOptions options, trainer::RewardClient &client,
-                                                 std::uint64_t seed) {
+                                                 std::uint64_t seed, std::ostream *completions) {
   struct Row {
     std::size_t task;
     int sample;
@@ -84,6 +86,12 @@ std::map<std::string, TaskOutcomes> evaluateSeed(const trainer::PolicyModel &mod
       requests.push_back({tasks[row.task].name, trainer::extractKernelSource(generated.completions[k].text), turn});
     }
     const auto answers = client.evaluateAll(requests);
+    for (std::size_t k = 0; completions && k < open.size(); ++k) {
+      json::object record = trainer::completionRecord(requests[k], answers[k], true);
+      record["seed"] = seed;
+      record["sample"] = rows[open[k]].sample;
+      *completions << json::serialize(record) << "\n";
+    }
     std::vector<std::size_t> still;
     for (std::size_t k = 0; k < open.size(); ++k) {
       const auto &answer = answers[k];
@@ -112,7 +120,7 @@ std::map<std::string, TaskOutcomes> evaluateSeed(const trainer::PolicyModel &mod
 int evalCommand(const std::vector<std::string> &args) {
   const Flags flags =
       parseFlags(args, {"model", "tasks-dir", "tasks", "samples", "turns", "seeds", "daemon", "temperature", "top-p",
-                        "max-new-tokens", "device", "dtype", "out", "concurrency"});
+                        "max-new-tokens", "device", "dtype", "out", "concurrency", "completions-out"});
   const std::string folder = textFlag(flags, "model");
   if (folder.empty())
     throw std::invalid_argument("--model DIR is required");
@@ -140,8 +148,13 @@ int evalCommand(const std::vector<std::string> &args) {
   std::map<std::string, std::vector<double>> perSeed;
   std::vector<std::string> seeds = commaList(textFlag(flags, "seeds", "0"));
   json::object correctPerTask; // task -> correct samples, one count per seed
+  // Every sample's every turn: its source and the daemon's verdict (CompletionRecord.h).
+  std::optional<std::ofstream> completions;
+  if (flags.count("completions-out"))
+    completions.emplace(textFlag(flags, "completions-out"));
   for (const auto &seedText : seeds) {
-    const auto outcomes = evaluateSeed(model, tokenizer, tasks, samples, turns, options, client, std::stoull(seedText));
+    const auto outcomes = evaluateSeed(model, tokenizer, tasks, samples, turns, options, client, std::stoull(seedText),
+                                       completions ? &*completions : nullptr);
     std::vector<SampleOutcome> all;
     double firstTurnReward = 0, bestReward = 0;
     for (const auto &[task, outcome] : outcomes)

@@ -1,5 +1,6 @@
 #include "cudaperf/trainer/GrpoTrainer.h"
 
+#include "cudaperf/trainer/CompletionRecord.h"
 #include "cudaperf/trainer/DataOrder.h"
 #include "cudaperf/trainer/DataParallel.h"
 #include "cudaperf/trainer/KernelPrompt.h"
@@ -133,6 +134,13 @@ json::object GrpoTrainer::step() {
   std::int64_t generatedTokens = 0, daemonCalls = 0, generatePeakBytes = 0;
   takeCudaPeak(model_->device());
   const int G = config_.group;
+  if (!completions_.is_open()) {
+    fs::create_directories(config_.outDir);
+    const std::string name = parallel_ && !parallel_->leader()
+                                 ? "completions-rank-" + std::to_string(parallel_->rank()) + ".jsonl"
+                                 : std::string("completions.jsonl");
+    completions_.open(fs::path(config_.outDir) / name, std::ios::app);
+  }
 
   // ------------------------------------------------------------- rollout
   // The step's prompts are the same on every rank; a rank rolls out, scores
@@ -184,6 +192,13 @@ json::object GrpoTrainer::step() {
     start = std::chrono::steady_clock::now();
     const auto answers = rewards_.evaluate(requests);
     rewardSeconds += since(start);
+    for (std::size_t i = 0; i < requests.size(); ++i) {
+      json::object record = completionRecord(requests[i], answers[i], false);
+      record["step"] = step_ + 1;
+      record["trained"] = trained; // false: a diagnostic turn, measured and never trained on
+      completions_ << json::serialize(record) << "\n";
+    }
+    completions_.flush();
     daemonCalls += static_cast<std::int64_t>(requests.size());
     std::vector<bool> passed;
     for (std::size_t i = 0; i < rows.size(); ++i) {

@@ -31,6 +31,7 @@ constexpr const char *kUsage =
     "       cudaperf-train eval --model DIR [--tasks-dir tasks] [--tasks a,b] [--samples 10] [--turns 1]\n"
     "                           [--seeds 0,1,2] [--daemon URL,...] [--temperature T] [--top-p P]\n"
     "                           [--max-new-tokens N] [--device D] [--dtype T] [--out report.json]\n"
+    "                           [--concurrency N] [--completions-out FILE.jsonl]\n"
     "       cudaperf-train init --config config.json [--tokenizer tokenizer.json] --out DIR [--seed S] [--dtype T]\n";
 
 } // namespace

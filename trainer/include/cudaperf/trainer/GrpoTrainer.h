@@ -20,6 +20,7 @@
 
 #include <boost/json.hpp>
 
+#include <fstream>
 #include <memory>
 #include <optional>
 #include <ostream>
@@ -85,6 +86,9 @@ private:
   std::vector<TaskSpec> tasks_;
   SamplingOptions sampling_;
   std::int64_t step_ = 0;
+  // out_dir/completions.jsonl (completions-rank-N.jsonl on rank N > 0 of a data-parallel run): every
+  // scored completion (CompletionRecord.h), opened at the first step of this process.
+  std::ofstream completions_;
 };
 
 } // namespace cudaperf::trainer
