@@ -1016,6 +1016,17 @@ class GrpoAgainstTheDaemonTest(unittest.TestCase):
                     self.assertTrue(record["trained"])
                     self.assertNotEqual(record["status"], "no_answer")
                     self.assertEqual("source" in record, record["status"] == "ok", record)
+                # The reading of it (scripts/top-completions): every line counted, the best rewards first.
+                top = subprocess.run([os.path.join(os.path.dirname(TASKS), "scripts", "top-completions"),
+                                      os.path.join(out, "completions.jsonl"), "-n", "3"],
+                                     capture_output=True, text=True, timeout=60)
+                self.assertEqual(top.returncode, 0, top.stderr)
+                lines = top.stdout.splitlines()
+                passed = sum(r["status"] == "ok" for r in scored)
+                self.assertTrue(lines[0].startswith("%d completions, %d correct" % (len(scored), passed)), lines[0])
+                shown = [float(line.split()[0]) for line in lines[2:]]
+                best = sorted((r["reward"] for r in scored if r["reward"] is not None), reverse=True)[:3]
+                self.assertEqual(shown, [round(float("%.3g" % b), 6) for b in best])
                 report_path = os.path.join(workdir, "eval.json")
                 evaluated = subprocess.run([TRAINER, "eval", "--model", os.path.join(out, "step-2"), "--tasks-dir",
                                             TASKS, "--tasks", "relu,vector_add", "--samples", "2", "--turns", "2", "--seeds",
