@@ -33,14 +33,17 @@ const json::value &member(const json::object &object, const char *key, const std
 
 } // namespace
 
-RankerModel rankerFromJson(const json::value &document) {
-  if (!document.is_object())
-    fail("(top level)", "must be an object");
-  const json::object &root = document.get_object();
+namespace {
+
+// One network: its inputs, their normalisation, layers and monotone terms. `where` is the object a
+// failure names its fields in ("" for the top level, "ensemble[k]" for a member).
+RankerModel networkFromJson(const json::object &root, const std::string &where) {
+  const std::string at = where.empty() ? "" : where + ".";
+  const auto fail = [&at](const std::string &field, const std::string &why) { cudaperf::fail(at + field, why); };
   RankerModel model;
   // CudaPerf's 11 first, in their order (the hand mapping and old files rely
   // on it), then extended features, each once.
-  const json::value &names = member(root, "features", "");
+  const json::value &names = member(root, "features", where);
   if (!names.is_array() || names.get_array().size() < kFeatureCount)
     fail("features", "expected the " + std::to_string(kFeatureCount) + " feature names, then any extended ones");
   model.inputs.clear();
@@ -55,8 +58,8 @@ RankerModel rankerFromJson(const json::value &document) {
     model.inputs.push_back(*index);
   }
   const std::size_t count = model.inputs.size();
-  const auto mean = numbers(member(root, "mu", ""), "mu");
-  const auto stddev = numbers(member(root, "sigma", ""), "sigma");
+  const auto mean = numbers(member(root, "mu", where), at + "mu");
+  const auto stddev = numbers(member(root, "sigma", where), at + "sigma");
   if (mean.size() != count || stddev.size() != count)
     fail("mu/sigma", "expected " + std::to_string(count) + " values each (one per feature)");
   model.mean = mean;
@@ -83,22 +86,23 @@ RankerModel rankerFromJson(const json::value &document) {
       fail("activation", "expected relu or tanh");
     model.activation = std::string(activation->get_string());
   }
-  const json::value &layers = member(root, "layers", "");
+  const json::value &layers = member(root, "layers", where);
   if (!layers.is_array() || layers.get_array().empty())
     fail("layers", "expected a non-empty array");
   std::size_t inputs = count;
   for (std::size_t l = 0; l < layers.get_array().size(); ++l) {
     const std::string field = "layers[" + std::to_string(l) + "]";
+    const std::string named = at + field;
     if (!layers.get_array()[l].is_object())
       fail(field, "must be an object");
     const json::object &layer = layers.get_array()[l].get_object();
     DenseLayer dense;
-    dense.bias = numbers(member(layer, "bias", field), field + ".bias");
-    const json::value &weights = member(layer, "weights", field);
+    dense.bias = numbers(member(layer, "bias", named), named + ".bias");
+    const json::value &weights = member(layer, "weights", named);
     if (!weights.is_array() || weights.get_array().size() != dense.bias.size())
       fail(field + ".weights", "expected one row per output (" + std::to_string(dense.bias.size()) + ")");
     for (std::size_t o = 0; o < dense.bias.size(); ++o) {
-      dense.weights.push_back(numbers(weights.get_array()[o], field + ".weights[" + std::to_string(o) + "]"));
+      dense.weights.push_back(numbers(weights.get_array()[o], named + ".weights[" + std::to_string(o) + "]"));
       if (dense.weights.back().size() != inputs)
         fail(field + ".weights[" + std::to_string(o) + "]", "expected " + std::to_string(inputs) + " inputs");
     }
@@ -112,15 +116,16 @@ RankerModel rankerFromJson(const json::value &document) {
       fail("monotone", "expected an array of {feature, weight}");
     for (std::size_t t = 0; t < terms->get_array().size(); ++t) {
       const std::string field = "monotone[" + std::to_string(t) + "]";
+      const std::string named = at + field;
       const json::value &term = terms->get_array()[t];
       if (!term.is_object())
         fail(field, "expected an object {feature, weight}");
-      const json::value &name = member(term.get_object(), "feature", field);
+      const json::value &name = member(term.get_object(), "feature", named);
       const auto feature = name.is_string() ? featureIndex(std::string_view(name.get_string())) : std::nullopt;
       const auto at = feature ? std::find(model.inputs.begin(), model.inputs.end(), *feature) : model.inputs.end();
       if (at == model.inputs.end())
         fail(field + ".feature", "expected the name of one of the model's features");
-      const double weight = kReader.finiteNumber(member(term.get_object(), "weight", field), field + ".weight");
+      const double weight = kReader.finiteNumber(member(term.get_object(), "weight", named), named + ".weight");
       MonotoneTerm monotone{static_cast<std::size_t>(at - model.inputs.begin()), weight};
       for (const auto &other : model.monotone)
         if (other.input == monotone.input)
@@ -130,6 +135,32 @@ RankerModel rankerFromJson(const json::value &document) {
           fail(field, "layers[0] must give '" + std::string(name.get_string()) +
                           "' weight 0: a monotone feature enters through its own term only");
       model.monotone.push_back(monotone);
+    }
+  }
+  return model;
+}
+
+} // namespace
+
+RankerModel rankerFromJson(const json::value &document) {
+  if (!document.is_object())
+    fail("(top level)", "must be an object");
+  const json::object &root = document.get_object();
+  RankerModel model = networkFromJson(root, "");
+  if (const auto *members = root.if_contains("ensemble")) { // optional: one network
+    if (!members->is_array())
+      fail("ensemble", "expected an array of networks");
+    for (std::size_t k = 0; k < members->get_array().size(); ++k) {
+      const std::string at = "ensemble[" + std::to_string(k) + "]";
+      const json::value &member = members->get_array()[k];
+      if (!member.is_object())
+        fail(at, "must be an object");
+      if (member.get_object().contains("ensemble"))
+        fail(at + ".ensemble", "a member has no members of its own");
+      RankerModel network = networkFromJson(member.get_object(), at);
+      if (network.inputs != model.inputs)
+        fail(at + ".features", "expected the same features as the top level's, in its order");
+      model.ensemble.push_back(std::move(network));
     }
   }
   if (const auto *hash = root.if_contains("data_hash"); hash && hash->is_string())
@@ -152,7 +183,9 @@ RankerModel loadRanker(const std::filesystem::path &file) {
   return rankerFromJson(document);
 }
 
-json::value rankerToJson(const RankerModel &model) {
+namespace {
+
+json::object networkToJson(const RankerModel &model) {
   json::array names, transforms, mean, stddev, layers;
   for (std::size_t i = 0; i < model.inputs.size(); ++i) {
     names.push_back(json::value(std::string(featureName(model.inputs[i]))));
@@ -166,14 +199,8 @@ json::value rankerToJson(const RankerModel &model) {
       weights.push_back(json::value_from(row));
     layers.push_back(json::object{{"weights", weights}, {"bias", json::value_from(layer.bias)}});
   }
-  json::object document{{"features", names},
-                        {"transform", transforms},
-                        {"mu", mean},
-                        {"sigma", stddev},
-                        {"activation", model.activation},
-                        {"layers", layers},
-                        {"data_hash", model.dataHash},
-                        {"metrics", model.metrics}};
+  json::object document{{"features", names}, {"transform", transforms},        {"mu", mean},
+                        {"sigma", stddev},   {"activation", model.activation}, {"layers", layers}};
   if (!model.monotone.empty()) {
     json::array terms;
     for (const auto &term : model.monotone)
@@ -181,6 +208,21 @@ json::value rankerToJson(const RankerModel &model) {
           json::object{{"feature", std::string(featureName(model.inputs[term.input]))}, {"weight", term.weight}});
     document["monotone"] = std::move(terms);
   }
+  return document;
+}
+
+} // namespace
+
+json::value rankerToJson(const RankerModel &model) {
+  json::object document = networkToJson(model);
+  if (!model.ensemble.empty()) {
+    json::array members;
+    for (const auto &member : model.ensemble)
+      members.push_back(networkToJson(member));
+    document["ensemble"] = std::move(members);
+  }
+  document["data_hash"] = model.dataHash;
+  document["metrics"] = model.metrics;
   return document;
 }
 
@@ -208,7 +250,9 @@ std::vector<double> rankerInput(const RankerModel &model, const FeatureVector &f
   return input;
 }
 
-double rankerScore(const RankerModel &model, const FeatureVector &features) {
+namespace {
+
+double networkScore(const RankerModel &model, const FeatureVector &features) {
   const auto input = rankerInput(model, features);
   std::vector<double> activations(input.begin(), input.end());
   for (std::size_t l = 0; l < model.layers.size(); ++l) {
@@ -226,6 +270,15 @@ double rankerScore(const RankerModel &model, const FeatureVector &features) {
   for (const auto &term : model.monotone)
     score += term.weight * input[term.input];
   return score;
+}
+
+} // namespace
+
+double rankerScore(const RankerModel &model, const FeatureVector &features) {
+  double sum = networkScore(model, features);
+  for (const auto &member : model.ensemble)
+    sum += networkScore(member, features);
+  return sum / static_cast<double>(1 + model.ensemble.size());
 }
 
 std::vector<LaunchShape> standingLaunchShapes(const json::object &report) {

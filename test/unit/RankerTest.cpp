@@ -168,6 +168,50 @@ TEST(Ranker, ErrorsNameTheField) {
   EXPECT_NE(message(doc).find("layers"), std::string::npos);
 }
 
+// An ensemble: the mean of its networks' scores, each with its own normalisation.
+TEST(Ranker, AnEnsembleScoresTheMeanOfItsNetworks) {
+  json::object doc = document();
+  json::object member = document();
+  member["layers"].as_array()[1].as_object()["bias"] = json::array{2.5}; // 2 above the first network
+  member["mu"].as_array()[0] = 0.25; // coal_hat = (1 - 0.25) / 0.25 = 3: h0 = 3, h1 = relu(-3 + 1) = 0
+  doc["ensemble"] = json::array{member};
+  const RankerModel model = rankerFromJson(doc);
+  ASSERT_EQ(model.ensemble.size(), 1u);
+  FeatureVector features;
+  features.coal = 1.0;
+  features.occ = 1.0;
+  // First network 4.5 (above); the member 2 * 3 - 0 + 2.5 = 8.5; their mean 6.5.
+  EXPECT_DOUBLE_EQ(rankerScore(model, features), 6.5);
+  const RankerModel again = rankerFromJson(rankerToJson(model));
+  EXPECT_DOUBLE_EQ(rankerScore(again, features), 6.5);
+}
+
+TEST(Ranker, AnEnsembleMembersErrorsNameIt) {
+  json::object member = document();
+  member["sigma"].as_array()[1] = 0.0;
+  json::object doc = document();
+  doc["ensemble"] = json::array{document(), member};
+  EXPECT_NE(message(doc).find("ensemble[1].sigma[1]"), std::string::npos) << message(doc);
+  member = document();
+  member["features"].as_array().push_back("bank");
+  member["mu"].as_array().push_back(0.0);
+  member["sigma"].as_array().push_back(1.0);
+  for (auto &row : member["layers"].as_array()[0].as_object()["weights"].as_array())
+    row.as_array().push_back(0.0);
+  doc["ensemble"] = json::array{member};
+  EXPECT_NE(message(doc).find("ensemble[0].features"), std::string::npos) << message(doc);
+  member = document();
+  member.erase("layers");
+  doc["ensemble"] = json::array{member};
+  EXPECT_NE(message(doc).find("ensemble[0].layers"), std::string::npos) << message(doc);
+  member = document();
+  member["ensemble"] = json::array{document()};
+  doc["ensemble"] = json::array{member};
+  EXPECT_NE(message(doc).find("no members of its own"), std::string::npos) << message(doc);
+  doc["ensemble"] = json::object{};
+  EXPECT_NE(message(doc).find("ensemble"), std::string::npos) << message(doc);
+}
+
 // The document above (the network ignores every feature but coal and occ),
 // with a monotone term of weight -0.5 on div (input 3).
 namespace {

@@ -274,6 +274,47 @@ TEST(RankerTraining, DeterministicWithAFixedSeedAndExportRoundTrips) {
   }
 }
 
+TEST(RankerTraining, AnEnsembleIsItsSeedsNetworksScoredByTheirStandardisedMean) {
+  const RankerDataset data = parseRankerData(
+      synthetic(6, 8, 3, [](const FeatureVector &f, std::mt19937 &) { return std::exp(f.ops); }), "synthetic");
+  RankerTrainingOptions options = quick();
+  options.seed = 7;
+  options.ensemble = 3;
+  const RankerModel model = trainRanker(data, data.tasks, options);
+  ASSERT_EQ(model.ensemble.size(), 2u);
+  // Its first network is the seed's own (up to the output's scale), the others come from other seeds.
+  RankerTrainingOptions alone = options;
+  alone.ensemble = 1;
+  EXPECT_EQ(json::serialize(json::value_from(model.layers.front().weights)),
+            json::serialize(json::value_from(trainRanker(data, data.tasks, alone).layers.front().weights)));
+  EXPECT_NE(json::serialize(json::value_from(model.layers.front().weights)),
+            json::serialize(json::value_from(model.ensemble[0].layers.front().weights)));
+  // The score: the mean of the three networks' own, standardised over every training task's evaluations.
+  double mean = 0, squares = 0;
+  std::size_t count = 0;
+  for (const auto &sample : data.samples) {
+    RankerModel first = model, second = model.ensemble[0], third = model.ensemble[1];
+    first.ensemble.clear();
+    const double own = (rankerScore(first, sample.features) + rankerScore(second, sample.features) +
+                        rankerScore(third, sample.features)) /
+                       3;
+    const double score = rankerScore(model, sample.features);
+    EXPECT_NEAR(score, own, 1e-12);
+    mean += score;
+    squares += score * score;
+    ++count;
+  }
+  EXPECT_NEAR(mean / static_cast<double>(count), 0.0, 1e-9);
+  EXPECT_NEAR(squares / static_cast<double>(count), 1.0, 1e-9);
+  // What the daemon loads scores as the trainer's LibTorch does.
+  const RankerModel loaded = rankerFromJson(json::parse(json::serialize(rankerToJson(model))));
+  ASSERT_EQ(loaded.ensemble.size(), 2u);
+  for (const auto &sample : data.samples)
+    EXPECT_NEAR(rankerScore(loaded, sample.features), torchRankerScore(model, sample.features), 1e-6);
+  options.ensemble = 0;
+  EXPECT_THROW(trainRanker(data, data.tasks, options), std::invalid_argument);
+}
+
 TEST(RankerTraining, AMonotoneFeatureKeepsItsSignWhateverTheDataSays) {
   // Speed falls with div: the trained term is clearly negative, and the
   // network never sees div (its first-layer weights are 0 in the export).

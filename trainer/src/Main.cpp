@@ -13,7 +13,7 @@ constexpr const char *kUsage =
     "                           [--pairs quartile|all] [--hidden 32,32|none] [--activation relu|tanh]\n"
     "                           [--transform log|none] [--epochs N] [--patience N] [--lr X]\n"
     "                           [--weight-decay X] [--seed S] [--folds K] [--repeats R] [--tie-ratio X]\n"
-    "                           [--features cudaperf|extended] [--monotone bank:-1,...|none]\n"
+    "                           [--features cudaperf|extended] [--monotone bank:-1,...|none] [--ensemble K]\n"
     "       cudaperf-train score --ranker ranker.json < features.jsonl\n"
     "       cudaperf-train generate --model DIR --prompt TEXT [--max-new-tokens N] [--temperature T]\n"
     "                           [--top-p P] [--top-k K] [--seed S] [--device cpu|cuda] [--dtype f32|bf16|f16]\n"

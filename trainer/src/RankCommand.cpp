@@ -10,6 +10,7 @@
 
 #include <boost/json.hpp>
 
+#include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
@@ -79,9 +80,9 @@ void writeJson(const std::filesystem::path &file, const json::value &value) {
 } // namespace
 
 int rankCommand(const std::vector<std::string> &args) {
-  const Flags flags =
-      parseFlags(args, {"data", "db", "out", "metrics", "pairs", "hidden", "activation", "epochs", "patience", "lr",
-                        "weight-decay", "seed", "folds", "repeats", "tie-ratio", "transform", "features", "monotone"});
+  const Flags flags = parseFlags(args, {"data", "db", "out", "metrics", "pairs", "hidden", "activation", "epochs",
+                                        "patience", "lr", "weight-decay", "seed", "folds", "repeats", "tie-ratio",
+                                        "transform", "features", "monotone", "ensemble"});
   if (!flags.count("data") == !flags.count("db"))
     throw std::invalid_argument("give exactly one of --data FILE.jsonl and --db FILE.sqlite");
   if (!flags.count("out"))
@@ -118,6 +119,10 @@ int rankCommand(const std::vector<std::string> &args) {
   options.weightDecay = numberFlag(flags, "weight-decay", options.weightDecay);
   options.seed = static_cast<std::uint64_t>(numberFlag(flags, "seed", 0));
   options.tieRatio = numberFlag(flags, "tie-ratio", options.tieRatio);
+  const double ensemble = numberFlag(flags, "ensemble", 1);
+  if (ensemble != std::floor(ensemble) || ensemble < 1 || ensemble > 100)
+    throw std::invalid_argument("--ensemble: expected a whole number of networks, 1 to 100");
+  options.ensemble = static_cast<int>(ensemble);
   const int folds = static_cast<int>(numberFlag(flags, "folds", 5));
   const int repeats = static_cast<int>(numberFlag(flags, "repeats", 5));
   if (options.epochs < 1 || options.tieRatio < 1)
@@ -140,7 +145,11 @@ int rankCommand(const std::vector<std::string> &args) {
   for (std::size_t t = 0; t < options.monotone.size(); ++t)
     std::cout << (t ? ", " : "; monotone: ") << featureName(options.monotone[t].feature)
               << (options.monotone[t].sign < 0 ? " (down)" : " (up)");
-  std::cout << "; seed " << options.seed << "\n";
+  std::cout << "; seed " << options.seed;
+  if (options.ensemble > 1)
+    std::cout << "; an ensemble of " << options.ensemble << " networks (seeds seed + " << kEnsembleSeedStride
+              << " k), their mean";
+  std::cout << "\n";
 
   const ValidationReport report = validateByTask(data, options, folds, repeats);
   std::cout << "held out by task: " << report.folds << " folds x " << report.repeats << " repeats ("
@@ -192,6 +201,7 @@ int rankCommand(const std::vector<std::string> &args) {
                                  {"activation", options.activation},
                                  {"transform", options.logScale ? "log" : "none"},
                                  {"seed", options.seed},
+                                 {"ensemble", options.ensemble},
                                  {"tie_ratio", options.tieRatio}}}};
   writeJson(flags.at("out"), rankerToJson(model));
 

@@ -151,8 +151,10 @@ std::vector<FeatureTransform> featureTransforms(bool logScale, const std::vector
   return transforms;
 }
 
-RankerModel trainRanker(const RankerDataset &data, const std::vector<std::string> &tasks,
-                        const RankerTrainingOptions &options, TrainingSummary *summary) {
+namespace {
+
+RankerModel trainNetwork(const RankerDataset &data, const std::vector<std::string> &tasks,
+                         const RankerTrainingOptions &options, TrainingSummary *summary) {
   // Whole tasks are held back for early stopping, never single rows.
   std::vector<std::string> shuffled = tasks;
   std::mt19937_64 random(options.seed);
@@ -286,7 +288,52 @@ RankerModel trainRanker(const RankerDataset &data, const std::vector<std::string
   return best;
 }
 
-double torchRankerScore(const RankerModel &model, const FeatureVector &features) {
+// Each member was standardised alone; their mean has a smaller spread. The same affine map on every
+// member's output standardises the mean over the training tasks' evaluations: R_str's scale again.
+void standardiseEnsemble(RankerModel &model, const RankerDataset &data, const std::vector<std::string> &tasks) {
+  std::vector<double> scores;
+  for (const auto &task : tasks)
+    for (std::size_t s : data.samplesOf(task))
+      scores.push_back(rankerScore(model, data.samples[s].features));
+  double scoreMean = 0, scoreVariance = 0;
+  for (double score : scores)
+    scoreMean += score / static_cast<double>(scores.size());
+  for (double score : scores)
+    scoreVariance += (score - scoreMean) * (score - scoreMean) / static_cast<double>(scores.size());
+  const double spread = std::sqrt(scoreVariance) > 1e-12 ? std::sqrt(scoreVariance) : 1.0;
+  std::vector<RankerModel *> networks{&model};
+  for (auto &member : model.ensemble)
+    networks.push_back(&member);
+  for (RankerModel *network : networks) {
+    DenseLayer &output = network->layers.back();
+    for (double &weight : output.weights.front())
+      weight /= spread;
+    output.bias.front() = (output.bias.front() - scoreMean) / spread;
+    for (auto &term : network->monotone)
+      term.weight /= spread;
+  }
+}
+
+} // namespace
+
+RankerModel trainRanker(const RankerDataset &data, const std::vector<std::string> &tasks,
+                        const RankerTrainingOptions &options, TrainingSummary *summary) {
+  if (options.ensemble < 1)
+    throw std::invalid_argument("rank: an ensemble of one or more networks");
+  RankerModel model = trainNetwork(data, tasks, options, summary);
+  for (int k = 1; k < options.ensemble; ++k) {
+    RankerTrainingOptions member = options;
+    member.seed = options.seed + kEnsembleSeedStride * static_cast<std::uint64_t>(k);
+    model.ensemble.push_back(trainNetwork(data, tasks, member, nullptr));
+  }
+  if (!model.ensemble.empty())
+    standardiseEnsemble(model, data, tasks);
+  return model;
+}
+
+namespace {
+
+double torchNetworkScore(const RankerModel &model, const FeatureVector &features) {
   std::vector<int> hidden;
   for (std::size_t l = 0; l + 1 < model.layers.size(); ++l)
     hidden.push_back(static_cast<int>(model.layers[l].bias.size()));
@@ -310,6 +357,15 @@ double torchRankerScore(const RankerModel &model, const FeatureVector &features)
   for (const auto &term : model.monotone)
     score += term.weight * input[0][static_cast<std::int64_t>(term.input)].item<double>();
   return score;
+}
+
+} // namespace
+
+double torchRankerScore(const RankerModel &model, const FeatureVector &features) {
+  double sum = torchNetworkScore(model, features);
+  for (const auto &member : model.ensemble)
+    sum += torchNetworkScore(member, features);
+  return sum / static_cast<double>(1 + model.ensemble.size());
 }
 
 } // namespace cudaperf

@@ -55,6 +55,10 @@ struct RankerModel {
   // inputs are 0 (the file is refused otherwise).
   std::vector<MonotoneTerm> monotone;
   std::string activation = "relu"; // between layers: relu or tanh
+  // The other members of an ensemble: networks trained the same way from other seeds, each with its
+  // own normalisation and the same inputs; the score is the mean over this network and these (empty:
+  // this network alone). A member has no members of its own.
+  std::vector<RankerModel> ensemble;
   std::string dataHash;
   boost::json::value metrics; // training and held-out metrics, as exported
 };
@@ -83,10 +87,12 @@ RankerModel loadRanker(const std::filesystem::path &file);
 boost::json::value rankerToJson(const RankerModel &model);
 
 // phi_hat, the network's input: transform, then (x - mu) / sigma; 0 (the
-// training mean) for a feature the analysis marked unknown.
+// training mean) for a feature the analysis marked unknown. Of the top-level
+// network (an ensemble member has its own mu and sigma).
 std::vector<double> rankerInput(const RankerModel &model, const FeatureVector &features);
 
-// The score of one candidate (higher: expected faster).
+// The score of one candidate (higher: expected faster): the mean of the
+// ensemble's networks' scores (the one network's without an ensemble).
 double rankerScore(const RankerModel &model, const FeatureVector &features);
 
 // The vectors rankerScoreAcrossLaunches takes the lowest score of: the

@@ -43,7 +43,13 @@ struct RankerTrainingOptions {
   double weightDecay = 1e-2;       // AdamW (decoupled)
   double validationFraction = 0.2; // of the training tasks, held back for early stopping
   std::uint64_t seed = 0;
+  // Networks trained alike from seeds seed, seed + kEnsembleSeedStride, ...
+  // (each holding back its own validation tasks), scored by their mean: one
+  // network's score depends on its seed's validation tasks and start.
+  int ensemble = 1;
 };
+
+constexpr std::uint64_t kEnsembleSeedStride = 7919;
 
 struct TrainingSummary {
   std::size_t trainPairs = 0;
