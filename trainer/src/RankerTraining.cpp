@@ -153,6 +153,33 @@ std::vector<FeatureTransform> featureTransforms(bool logScale, const std::vector
 
 namespace {
 
+// Standardise the score over the tasks' evaluations (the same affine map of every network's output: the
+// order is unchanged), so R_str is in standard deviations and lambda_str weighs it against R_ver on a
+// known scale.
+void standardiseScores(RankerModel &model, const RankerDataset &data, const std::vector<std::string> &tasks) {
+  std::vector<double> scores;
+  for (const auto &task : tasks)
+    for (std::size_t s : data.samplesOf(task))
+      scores.push_back(rankerScore(model, data.samples[s].features));
+  double scoreMean = 0, scoreVariance = 0;
+  for (double score : scores)
+    scoreMean += score / static_cast<double>(scores.size());
+  for (double score : scores)
+    scoreVariance += (score - scoreMean) * (score - scoreMean) / static_cast<double>(scores.size());
+  const double spread = std::sqrt(scoreVariance) > 1e-12 ? std::sqrt(scoreVariance) : 1.0;
+  std::vector<RankerModel *> networks{&model};
+  for (auto &member : model.ensemble)
+    networks.push_back(&member);
+  for (RankerModel *network : networks) {
+    DenseLayer &output = network->layers.back();
+    for (double &weight : output.weights.front())
+      weight /= spread;
+    output.bias.front() = (output.bias.front() - scoreMean) / spread;
+    for (auto &term : network->monotone)
+      term.weight /= spread;
+  }
+}
+
 RankerModel trainNetwork(const RankerDataset &data, const std::vector<std::string> &tasks,
                          const RankerTrainingOptions &options, TrainingSummary *summary) {
   // Whole tasks are held back for early stopping, never single rows.
@@ -257,25 +284,7 @@ RankerModel trainNetwork(const RankerDataset &data, const std::vector<std::strin
     copyOut(network, monotone, best);
     bestLoss = 0;
   }
-  // Standardise the output over the training evaluations (an affine map of
-  // the last layer: the order is unchanged), so R_str is in standard
-  // deviations and lambda_str weighs it against R_ver on a known scale.
-  std::vector<double> scores;
-  for (const auto &task : trainTasks)
-    for (std::size_t s : data.samplesOf(task))
-      scores.push_back(rankerScore(best, data.samples[s].features));
-  double scoreMean = 0, scoreVariance = 0;
-  for (double score : scores)
-    scoreMean += score / static_cast<double>(scores.size());
-  for (double score : scores)
-    scoreVariance += (score - scoreMean) * (score - scoreMean) / static_cast<double>(scores.size());
-  const double spread = std::sqrt(scoreVariance) > 1e-12 ? std::sqrt(scoreVariance) : 1.0;
-  DenseLayer &output = best.layers.back();
-  for (double &weight : output.weights.front())
-    weight /= spread;
-  output.bias.front() = (output.bias.front() - scoreMean) / spread;
-  for (auto &term : best.monotone)
-    term.weight /= spread;
+  standardiseScores(best, data, trainTasks);
   if (summary) {
     summary->trainPairs = trainPairs.size();
     summary->validationPairs = validationPairs.size();
@@ -286,32 +295,6 @@ RankerModel trainNetwork(const RankerDataset &data, const std::vector<std::strin
     summary->validationLoss = bestLoss;
   }
   return best;
-}
-
-// Each member was standardised alone; their mean has a smaller spread. The same affine map on every
-// member's output standardises the mean over the training tasks' evaluations: R_str's scale again.
-void standardiseEnsemble(RankerModel &model, const RankerDataset &data, const std::vector<std::string> &tasks) {
-  std::vector<double> scores;
-  for (const auto &task : tasks)
-    for (std::size_t s : data.samplesOf(task))
-      scores.push_back(rankerScore(model, data.samples[s].features));
-  double scoreMean = 0, scoreVariance = 0;
-  for (double score : scores)
-    scoreMean += score / static_cast<double>(scores.size());
-  for (double score : scores)
-    scoreVariance += (score - scoreMean) * (score - scoreMean) / static_cast<double>(scores.size());
-  const double spread = std::sqrt(scoreVariance) > 1e-12 ? std::sqrt(scoreVariance) : 1.0;
-  std::vector<RankerModel *> networks{&model};
-  for (auto &member : model.ensemble)
-    networks.push_back(&member);
-  for (RankerModel *network : networks) {
-    DenseLayer &output = network->layers.back();
-    for (double &weight : output.weights.front())
-      weight /= spread;
-    output.bias.front() = (output.bias.front() - scoreMean) / spread;
-    for (auto &term : network->monotone)
-      term.weight /= spread;
-  }
 }
 
 } // namespace
@@ -326,8 +309,10 @@ RankerModel trainRanker(const RankerDataset &data, const std::vector<std::string
     member.seed = options.seed + kEnsembleSeedStride * static_cast<std::uint64_t>(k);
     model.ensemble.push_back(trainNetwork(data, tasks, member, nullptr));
   }
+  // Each member was standardised alone; their mean has a smaller spread: standardise the mean again,
+  // over every training task's evaluations.
   if (!model.ensemble.empty())
-    standardiseEnsemble(model, data, tasks);
+    standardiseScores(model, data, tasks);
   return model;
 }
 
