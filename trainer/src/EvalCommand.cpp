@@ -22,10 +22,12 @@
 #include <boost/json.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <limits>
 #include <map>
 #include <optional>
 #include <sstream>
@@ -41,7 +43,9 @@ namespace fs = std::filesystem;
 // One task's n samples: each with its turn of first pass and speedup, and its rewards.
 struct TaskOutcomes {
   std::vector<SampleOutcome> samples;
-  std::vector<double> firstTurnReward, bestReward; // R of the first answer; the best R over its turns
+  // R of the first answer; the best R over its turns. NaN: no reward (the daemon refused the request: a
+  // 4xx, say a source over its size limit; never counted as 0, which would rank above a failed compile).
+  std::vector<double> firstTurnReward, bestReward;
 };
 
 // One seed: every task's n samples, refined over the turns. Each turn generates for every open sample
@@ -61,8 +65,8 @@ std::map<std::string, TaskOutcomes> evaluateSeed(const trainer::PolicyModel &mod
   for (std::size_t t = 0; t < tasks.size(); ++t) {
     auto &task = out[tasks[t].name];
     task.samples.resize(samples);
-    task.firstTurnReward.assign(samples, 0.0);
-    task.bestReward.assign(samples, 0.0);
+    task.firstTurnReward.assign(samples, std::numeric_limits<double>::quiet_NaN());
+    task.bestReward.assign(samples, std::numeric_limits<double>::quiet_NaN());
     for (int i = 0; i < samples; ++i)
       rows.push_back({t, i, trainer::Conversation(tokenizer, tasks[t])});
   }
@@ -99,10 +103,13 @@ std::map<std::string, TaskOutcomes> evaluateSeed(const trainer::PolicyModel &mod
       if (!answer.ok && (answer.httpStatus == 0 || answer.httpStatus >= 500))
         throw std::runtime_error("eval: no answer for task '" + tasks[row.task].name + "': " + answer.error);
       auto &task = out[tasks[row.task].name];
-      const double reward = answer.reward.value_or(0.0);
+      const double reward = answer.ok ? answer.reward.value_or(std::numeric_limits<double>::quiet_NaN())
+                                      : std::numeric_limits<double>::quiet_NaN();
       if (turn == 1)
-        task.firstTurnReward[row.sample] = task.bestReward[row.sample] = reward;
-      task.bestReward[row.sample] = std::max(task.bestReward[row.sample], reward);
+        task.firstTurnReward[row.sample] = reward;
+      double &best = task.bestReward[row.sample];
+      if (std::isfinite(reward) && !(best >= reward)) // NaN so far, or lower
+        best = reward;
       if (answer.ok && answer.status == "ok") {
         task.samples[row.sample] = {turn, answer.speedup, answer.speedupVsTorchCompile};
       } else if (turn < turns) {
@@ -150,20 +157,34 @@ int evalCommand(const std::vector<std::string> &args) {
   json::object correctPerTask; // task -> correct samples, one count per seed
   // Every sample's every turn: its source and the daemon's verdict (CompletionRecord.h).
   std::optional<std::ofstream> completions;
-  if (flags.count("completions-out"))
+  if (flags.count("completions-out")) {
     completions.emplace(textFlag(flags, "completions-out"));
+    if (!*completions)
+      throw std::invalid_argument("--completions-out: cannot write " + textFlag(flags, "completions-out"));
+  }
   for (const auto &seedText : seeds) {
     const auto outcomes = evaluateSeed(model, tokenizer, tasks, samples, turns, options, client, std::stoull(seedText),
                                        completions ? &*completions : nullptr);
     std::vector<SampleOutcome> all;
+    // Mean rewards over the samples that have one; how many first answers had none, beside them.
     double firstTurnReward = 0, bestReward = 0;
+    int firstTurnRewarded = 0, bestRewarded = 0;
     for (const auto &[task, outcome] : outcomes)
       for (int i = 0; i < samples; ++i) {
-        firstTurnReward += outcome.firstTurnReward[i];
-        bestReward += outcome.bestReward[i];
+        if (std::isfinite(outcome.firstTurnReward[i])) {
+          firstTurnReward += outcome.firstTurnReward[i];
+          ++firstTurnRewarded;
+        }
+        if (std::isfinite(outcome.bestReward[i])) {
+          bestReward += outcome.bestReward[i];
+          ++bestRewarded;
+        }
       }
-    perSeed["reward_turn_1"].push_back(firstTurnReward / (samples * outcomes.size()));
-    perSeed["reward_best_turn"].push_back(bestReward / (samples * outcomes.size()));
+    if (firstTurnRewarded > 0)
+      perSeed["reward_turn_1"].push_back(firstTurnReward / firstTurnRewarded);
+    if (bestRewarded > 0)
+      perSeed["reward_best_turn"].push_back(bestReward / bestRewarded);
+    perSeed["unrewarded_turn_1"].push_back(static_cast<double>(samples * outcomes.size() - firstTurnRewarded));
     for (int k : {1, 5, 10}) {
       if (k > samples)
         continue;

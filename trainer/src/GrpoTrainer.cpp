@@ -140,6 +140,8 @@ json::object GrpoTrainer::step() {
                                  ? "completions-rank-" + std::to_string(parallel_->rank()) + ".jsonl"
                                  : std::string("completions.jsonl");
     completions_.open(fs::path(config_.outDir) / name, std::ios::app);
+    if (!completions_)
+      throw std::runtime_error("grpo: cannot write " + (fs::path(config_.outDir) / name).string());
   }
 
   // ------------------------------------------------------------- rollout
@@ -573,7 +575,8 @@ void GrpoTrainer::run(std::ostream &progress, std::int64_t stopAfter, double sto
     } else {
       progress << line.str() << "\n";
     }
-    if (config_.checkpointEvery > 0 && (step_ % config_.checkpointEvery == 0 || step_ == last || stopping))
+    // A time-limited stop always leaves a checkpoint, whatever checkpoint_every says.
+    if ((config_.checkpointEvery > 0 && (step_ % config_.checkpointEvery == 0 || step_ == last)) || stopping)
       saveCheckpoint();
     if (stopping) {
       progress << (terminal ? "\n" : "") << "grpo: stopping after " << static_cast<std::int64_t>(since(start))

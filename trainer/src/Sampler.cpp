@@ -275,8 +275,8 @@ GenerationResult Sampler::generateInChunks(const std::vector<std::vector<std::in
       if (!options.rowSeeds.empty())
         chunkOptions.rowSeeds.push_back(options.rowSeeds[order[k]]);
     }
-    if (options.rowSeeds.empty()) // a chunk's own draws, not a copy of the first chunk's
-      chunkOptions.seed = options.seed + begin;
+    if (options.rowSeeds.empty()) // a chunk's own draws, not a copy of the first chunk's nor another seed's
+      chunkOptions.seed = options.seed ^ (0x9e3779b97f4a7c15ull * (static_cast<std::uint64_t>(begin) + 1));
     GenerationResult part = generate(chunk, 1, chunkOptions);
     for (std::size_t k = begin; k < end; ++k)
       all.completions[order[k]] = std::move(part.completions[k - begin]);

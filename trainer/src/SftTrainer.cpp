@@ -190,8 +190,13 @@ json::object SftTrainer::step() {
     optimizer_->step(learningRate);
   optimizer_->zeroGrad();
   ++step_;
-  return json::object{{"step", step_},          {"loss", lossSum},           {"tokens", tokens},
-                      {"grad_norm", gradNorm},  {"skipped_update", !finite}, {"learning_rate", learningRate},
+  return json::object{{"step", step_},
+                      {"total_steps", totalSteps()}, // a stage driver tells a finished run from a stopped one
+                      {"loss", lossSum},
+                      {"tokens", tokens},
+                      {"grad_norm", gradNorm},
+                      {"skipped_update", !finite},
+                      {"learning_rate", learningRate},
                       {"seconds", since(start)}};
 }
 
@@ -207,7 +212,8 @@ void SftTrainer::run(std::ostream &progress, std::int64_t stopAfter, double stop
     log.flush();
     progress << "sft step " << step_ << "/" << total << "  loss " << record.at("loss").as_double() << "\n";
     const bool stopping = stopAfterSeconds > 0 && since(start) >= stopAfterSeconds;
-    if (config_.checkpointEvery > 0 && (step_ % config_.checkpointEvery == 0 || step_ == last || stopping))
+    // A time-limited stop always leaves a checkpoint, whatever checkpoint_every says.
+    if ((config_.checkpointEvery > 0 && (step_ % config_.checkpointEvery == 0 || step_ == last)) || stopping)
       saveTrainingCheckpoint(config_.outDir, step_, *model_, *optimizer_, config_.model, config_.toJsonText());
     if (stopping) {
       progress << "sft: stopping after step " << step_ << " (--stop-after-seconds " << stopAfterSeconds << ")\n";

@@ -86,7 +86,8 @@ public:
   // longest prompt) stays under kPrefillScoreBudget, and a chunk is never
   // more rows than the fused decode step takes. Only `completions` and the
   // timings are filled (seconds summed, decodeSteps the most of any chunk).
-  // With rowSeeds the completions are those of one generate over all rows.
+  // With rowSeeds the completions are those of one generate over all rows;
+  // without, each chunk draws from its own seed (not what one generate draws).
   GenerationResult generateInChunks(const std::vector<std::vector<std::int64_t>> &prompts,
                                     const SamplingOptions &options) const;
   // The rows of a chunk whose longest prompt is `longest` tokens.
