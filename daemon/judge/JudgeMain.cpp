@@ -19,6 +19,7 @@
 //
 // Exit status: 0 at the end of stdin, 2 on a malformed request stream, 3
 // after the judge's own GPU context failed (the caller starts a new judge).
+#include "GpuContention.h"
 #include "JudgeMemory.h"
 #include "LibraryRun.h"
 #include "SecondWorker.h"
@@ -234,6 +235,21 @@ public:
           answer["second_worker_verdict"] = verdictDigest(again); // the first answer stands
         }
       }
+      // A GPU found busy between the candidate's calls (or its kernels' share
+      // of a call too small) is the candidate's doing only if the GPU is
+      // quiet without it: the control is the task's baseline, timed by the
+      // same rules in a fresh worker once the candidate's is gone.
+      bool gpuControl = false;
+      if (rejectedByGpuRule(answer) && state.baseline) {
+        retiring_.clear();
+        EvaluationRequest control = evaluation;
+        control.library = state.baselinePath;
+        control.trials = 0; // its outputs were checked when it was first timed
+        control.skipTiming = false;
+        answer = verdictAfterControl(
+            std::move(answer), runInFreshWorker(control, *state.buffers, nullptr, false, Role::Baseline, nullptr));
+        gpuControl = true;
+      }
       answer["replay"] = json::object{{"seed", evaluation.seed}};
       answer["machine"] =
           json::object{{"cpu_latency_qos", cpuLatency_ >= 0}, {"cpus", formatCpuList(currentThreadCpus())}};
@@ -245,6 +261,7 @@ public:
       phases["task_setup_seconds"] = setupSeconds;
       phases["baseline_seconds"] = baselineSeconds;
       phases["second_worker"] = secondWorker;
+      phases["gpu_control"] = gpuControl;
       return answer;
     } catch (const MachineUnavailable &unavailable) {
       return {{"status", unavailable.status}, {"error", unavailable.what()}};

@@ -707,9 +707,12 @@ json::object LibraryRun::run() {
                                {"threads", threadCpuDelta(threadsAtStart, threadCpuTimes(worker_.treeRoot()))}};
   timing["gpu_busy_before_calls"] = busyBefore;
   timing["gpu_busy_after_replies"] = busyAfterReply;
+  timing["gpu_busy_calls_to_reject"] = kBusyCallsToReject; // the rule, for a control run's reader (GpuContention.h)
   const double gpuShare = gpuShareOfCall(tracedBusyMs, medianMs, gapShift, workerTimes != "rejected");
-  if (tracedBusyMs >= 0)
+  if (tracedBusyMs >= 0) {
     timing["gpu_share"] = gpuShare;
+    timing["gpu_share_minimum"] = request_.minGpuShare;
+  }
   if (request_.cpuBaselineMs > 0) {
     timing["cpu_baseline_ms"] = request_.cpuBaselineMs;
     timing["speedup_cpu"] = medianMs > 0 ? request_.cpuBaselineMs / medianMs : 0.0;
@@ -745,6 +748,7 @@ json::object LibraryRun::run() {
   }
   if (busyBefore >= kBusyCallsToReject || busyAfterReply >= kBusyCallsToReject) {
     result["status"] = "rejected";
+    result["rejected_by"] = "gpu_busy"; // the judge asks a control run whose work it was (GpuContention.h)
     result["error"] = "the GPU was busy with work the candidate left running between calls (before " +
                       std::to_string(busyBefore) + " and after the replies of " + std::to_string(busyAfterReply) +
                       " of " + std::to_string(timedCalls) + " timed calls)";

@@ -457,6 +457,11 @@ json::object Evaluator::evaluate(const EvaluationRequest &request) {
   result["profile"].as_object()["prepare_seconds"] = prepareSeconds;
   if (config_.insecureNoIsolation)
     result["insecure"] = true;
+  // The machine's verdicts (no worker, a GPU another process kept busy) are
+  // not the answer's: stored, they would stand for it whenever it came again.
+  // A daemon without a GPU keeps its no_gpu answers (its keys say it has none).
+  if (const auto &status = result.at("status"); status == "harness_error" || (status == "no_gpu" && gpuAvailable()))
+    storable = false;
   if (!storable) { // answered, and evaluated afresh next time
     result.erase("replay");
     result["cached"] = false;

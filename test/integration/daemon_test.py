@@ -438,6 +438,41 @@ class GpuQueuePathTest(unittest.TestCase):
                 daemon.stop()
 
 
+class MachineVerdictTest(unittest.TestCase):
+    """A judge that cannot answer is the machine's trouble: the answer says harness_error, and nothing is
+    stored, so the same source is judged afresh once the machine is sound (a stored harness_error would stand
+    for that source for good, and score it 0, above every failure)."""
+
+    def test_a_harness_error_is_answered_and_never_stored(self):
+        worker = os.path.join(os.path.dirname(CUDAPERFD), "cudaperf-worker")
+        if not os.path.exists(worker):
+            self.skipTest("cudaperf-worker not built")
+        with tempfile.TemporaryDirectory() as workdir:
+            broken = os.path.join(workdir, "broken")
+            os.makedirs(broken)
+            with open(os.path.join(broken, "cudaperf-judge"), "w") as judge:
+                judge.write("#!/bin/sh\nexit 3\n")  # starts, and ends before reading a request
+            os.chmod(os.path.join(broken, "cudaperf-judge"), 0o755)
+            shutil.copy2(worker, broken)
+            daemon = Daemon(workdir, "--gpus", "0", "--judge", os.path.join(broken, "cudaperf-judge"),
+                            "--prepare-tasks-at-start", "false")
+            try:
+                source = variant("machine-verdict")
+                answers = [daemon.request("POST", "/v1/evaluate", {"task": "vector_add", "source": source})
+                           for _ in range(2)]
+            finally:
+                daemon.stop()
+            for status, body, _ in answers:
+                self.assertEqual(status, 200, body)
+                self.assertEqual(body["status"], "harness_error", body)
+                self.assertIn("cannot start the judge", body["error"])
+                self.assertFalse(body["cached"], "a machine's verdict came back from the store")
+                self.assertNotIn("id", body)
+            stored = sqlite3.connect(os.path.join(workdir, "store.sqlite")).execute(
+                "SELECT COUNT(*) FROM evaluations").fetchone()[0]
+            self.assertEqual(stored, 0)
+
+
 class DurabilityTest(unittest.TestCase):
     def test_restart_on_an_existing_database(self):
         with tempfile.TemporaryDirectory() as workdir:

@@ -139,6 +139,40 @@ TEST(RewardClientTest, BusyAnswersAreRetriedAfterTheirRetryAfter) {
   EXPECT_EQ(client.stats().retries, 2u);
 }
 
+// A verdict that is the machine's (a GPU another process kept busy, no
+// worker: harness_error) is asked for again, and never read as the answer's reward: the
+// harness_error body carries a total of 0, better than any failure's.
+TEST(RewardClientTest, AMachineVerdictIsAskedAgainNotScored) {
+  ScriptedServer server([](int n, const std::string &) {
+    if (n == 0)
+      return Reply{200, R"({"status":"harness_error","error":"gpu_contended: the baseline saw it too",)"
+                        R"("reward":{"total":0.0}})"};
+    if (n == 1)
+      return Reply{200, R"({"status":"harness_error","error":"cannot start a worker","reward":{"total":0.0}})"};
+    return Reply{200, kOkBody};
+  });
+  RewardClient client(quick({server.url()}));
+  auto answer = client.evaluate({"t", "s", 1}).get();
+  ASSERT_TRUE(answer.ok) << answer.error;
+  EXPECT_EQ(answer.status, "ok");
+  EXPECT_DOUBLE_EQ(*answer.reward, 3.25);
+  EXPECT_EQ(answer.attempts, 3);
+}
+
+TEST(RewardClientTest, AMachineVerdictToTheLastAttemptIsNoAnswer) {
+  ScriptedServer server([](int, const std::string &) {
+    return Reply{200, R"({"status":"harness_error","error":"cannot start a worker","reward":{"total":0.0}})"};
+  });
+  RewardClient client(quick({server.url()}));
+  auto answer = client.evaluate({"t", "s", 1}).get();
+  EXPECT_FALSE(answer.ok);
+  EXPECT_EQ(answer.httpStatus, 200);
+  EXPECT_FALSE(answer.reward.has_value()); // no 0 for the trainer to take
+  EXPECT_EQ(answer.status, "harness_error");
+  EXPECT_NE(answer.error.find("cannot start a worker"), std::string::npos) << answer.error;
+  EXPECT_EQ(server.requests(), 4);
+}
+
 TEST(RewardClientTest, SourcesThatAreNotUtf8StillMakeValidJson) {
   std::string seen;
   ScriptedServer server([&](int, const std::string &body) {

@@ -100,7 +100,7 @@ std::map<std::string, TaskOutcomes> evaluateSeed(const trainer::PolicyModel &mod
     for (std::size_t k = 0; k < open.size(); ++k) {
       const auto &answer = answers[k];
       Row &row = rows[open[k]];
-      if (!answer.ok && (answer.httpStatus == 0 || answer.httpStatus >= 500))
+      if (!answer.ok && !(answer.httpStatus >= 400 && answer.httpStatus < 500)) // only a refusal is the answer's
         throw std::runtime_error("eval: no answer for task '" + tasks[row.task].name + "': " + answer.error);
       auto &task = out[tasks[row.task].name];
       const double reward = answer.ok ? answer.reward.value_or(std::numeric_limits<double>::quiet_NaN())

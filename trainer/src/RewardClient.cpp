@@ -34,6 +34,10 @@ std::chrono::steady_clock::duration duration(double seconds) {
 
 } // namespace
 
+// no_gpu is not one: a daemon without a GPU says it of every correct answer,
+// and its unscored answers are what a run against it is for.
+bool isMachineVerdict(const std::string &status) { return status == "harness_error"; }
+
 void readRewardFields(RewardAnswer &answer) {
   const json::object &body = answer.body;
   if (const auto *status = body.if_contains("status"); status && status->is_string())
@@ -210,24 +214,36 @@ RewardAnswer RewardClient::run(const RewardRequest &request) {
         parseError = error.what();
       }
       const auto *object = parsed.if_object();
-      if (answer.httpStatus == 200 && object) {
-        answer.ok = true;
-        answer.error.clear();
+      const bool judged = answer.httpStatus == 200 && object;
+      if (judged) {
         answer.body = *object;
         readRewardFields(answer);
-        answer.seconds = now() - start;
-        return answer;
+        if (!isMachineVerdict(answer.status)) {
+          answer.ok = true;
+          answer.error.clear();
+          answer.seconds = now() - start;
+          return answer;
+        }
+        // The machine could not judge the answer (no worker, a GPU another
+        // process kept busy, a judge that failed): not the completion's doing, so never its reward
+        // (0 would beat every failure). The daemon keeps no such verdict:
+        // asked again, it judges afresh.
+        answer.reward = answer.rVer = answer.rStr = answer.speedup = answer.speedupVsTorchCompile = std::nullopt;
+        const json::value *why = object->if_contains("error");
+        answer.error = "the daemon at " + endpoint.url + " could not judge the answer (" + answer.status +
+                       (why && why->is_string() ? "): " + std::string(why->as_string()) : ")");
+      } else {
+        // The daemon's errors are {"error": {"code", "message"}}; older ones a string.
+        const json::value *why = object ? object->if_contains("error") : nullptr;
+        if (why && why->is_object() && why->as_object().if_contains("message"))
+          why = why->as_object().if_contains("message");
+        answer.error = "HTTP " + std::to_string(answer.httpStatus) + " from " + endpoint.url + ": " +
+                       (why && why->is_string() ? std::string(why->as_string())
+                        : object                ? json::serialize(*object).substr(0, 500)
+                                                : "not JSON (" + parseError + ")");
+        if (object)
+          answer.body = *object;
       }
-      // The daemon's errors are {"error": {"code", "message"}}; older ones a string.
-      const json::value *why = object ? object->if_contains("error") : nullptr;
-      if (why && why->is_object() && why->as_object().if_contains("message"))
-        why = why->as_object().if_contains("message");
-      answer.error = "HTTP " + std::to_string(answer.httpStatus) + " from " + endpoint.url + ": " +
-                     (why && why->is_string() ? std::string(why->as_string())
-                      : object                ? json::serialize(*object).substr(0, 500)
-                                              : "not JSON (" + parseError + ")");
-      if (object)
-        answer.body = *object;
       if (answer.httpStatus == 503) {
         // Busy (or refusing to score): as long as it asks, within a bound.
         retryAfter = 1;
@@ -238,7 +254,7 @@ RewardAnswer RewardClient::run(const RewardRequest &request) {
           }
         }
         retryAfter = std::clamp(retryAfter, 0.0, options_.maxRetryAfterSeconds);
-      } else if (answer.httpStatus < 500) {
+      } else if (answer.httpStatus < 500 && !judged) {
         answer.seconds = now() - start;
         return answer; // the request's fault: asking again gives the same answer
       }

@@ -98,4 +98,8 @@ private:
 // The answer's fields the trainer reads, from a daemon JSON body.
 void readRewardFields(RewardAnswer &answer);
 
+// A status that is the machine's, not the answer's (harness_error): the
+// client asks again, and after its last attempt the answer is not ok.
+bool isMachineVerdict(const std::string &status);
+
 } // namespace cudaperf::trainer
