@@ -15,14 +15,11 @@ const json::object *timingOf(const json::object &answer) {
   return timing && timing->is_object() ? &timing->as_object() : nullptr;
 }
 
-std::int64_t count(const json::object *timing, const char *key) {
+// A count the judge wrote (-1 when absent): read as a double, so a
+// non-integral number cannot throw inside the judge.
+long long count(const json::object *timing, const char *key) {
   const json::value *value = timing ? timing->if_contains(key) : nullptr;
-  return value && value->is_number() ? value->to_number<std::int64_t>() : -1;
-}
-
-double fraction(const json::object *timing, const char *key) {
-  const json::value *value = timing ? timing->if_contains(key) : nullptr;
-  return value && value->is_number() ? value->to_number<double>() : -1;
+  return value && value->is_number() ? static_cast<long long>(value->to_number<double>()) : -1;
 }
 
 std::string text(const json::object &object, const char *key) {
@@ -32,45 +29,35 @@ std::string text(const json::object &object, const char *key) {
 
 } // namespace
 
-bool rejectedByGpuRule(const json::object &answer) {
-  const std::string rule = text(answer, "rejected_by");
-  return text(answer, "status") == "rejected" && (rule == "gpu_busy" || rule == "gpu_share");
+bool rejectedForBusyGpu(const json::object &answer) {
+  return text(answer, "status") == "rejected" && text(answer, "rejected_by") == "gpu_busy";
 }
 
-bool gpuRulesMet(const json::object &answer) {
-  const json::object *timing = timingOf(answer);
-  const std::int64_t limit = count(timing, "gpu_busy_calls_to_reject");
-  const bool busy = limit > 0 && (count(timing, "gpu_busy_before_calls") >= limit ||
-                                  count(timing, "gpu_busy_after_replies") >= limit);
-  const double share = fraction(timing, "gpu_share"), minimum = fraction(timing, "gpu_share_minimum");
-  return busy || (share >= 0 && minimum > 0 && share < minimum);
+bool controlFoundGpuBusy(const json::object &control) {
+  const json::object *timing = timingOf(control);
+  const long long limit = count(timing, "gpu_busy_calls_to_reject");
+  return text(control, "status") == "ok" && limit > 0 &&
+         (count(timing, "gpu_busy_before_calls") >= limit || count(timing, "gpu_busy_after_replies") >= limit);
 }
 
 json::object verdictAfterControl(json::object answer, const json::object &control) {
   const json::object *timing = timingOf(control);
-  const std::string status = text(control, "status");
-  json::object seen{{"status", status},
+  json::object seen{{"status", text(control, "status")},
                     {"gpu_busy_before_calls", count(timing, "gpu_busy_before_calls")},
                     {"gpu_busy_after_replies", count(timing, "gpu_busy_after_replies")},
-                    {"timed_calls", count(timing, "timed_calls")},
-                    {"gpu_share", fraction(timing, "gpu_share")}};
-  if (status == "ok" && !gpuRulesMet(control)) {
-    answer["gpu_control"] = std::move(seen);
-    return answer; // quiet without the candidate: the busy GPU was its doing
+                    {"timed_calls", count(timing, "timed_calls")}};
+  if (!controlFoundGpuBusy(control)) {
+    answer["gpu_control"] = std::move(seen); // quiet without it, or no evidence: the rejection stands
+    return answer;
   }
   json::object machine{
       {"status", "harness_error"},
       {"error_kind", "gpu_contended"},
-      {"error", status == "ok"
-                    ? "gpu_contended: the task's baseline, timed next in a fresh worker, met the same "
-                      "rules without the candidate (GPU busy before " +
-                          std::to_string(count(timing, "gpu_busy_before_calls")) + " and after the replies of " +
-                          std::to_string(count(timing, "gpu_busy_after_replies")) + " of " +
-                          std::to_string(count(timing, "timed_calls")) + " timed calls, its kernels' share of a call " +
-                          std::to_string(fraction(timing, "gpu_share")) + "): another process shares this GPU"
-                    : "gpu_contended: the candidate was rejected by a rule that reads the GPU's "
-                      "time, and the control run that tells whose doing that was did not run (" +
-                          status + ": " + text(control, "error") + ")"},
+      {"error", "gpu_contended: the task's baseline, timed after the candidate's worker was gone, found the GPU busy "
+                "too (before " +
+                    std::to_string(count(timing, "gpu_busy_before_calls")) + " and after the replies of " +
+                    std::to_string(count(timing, "gpu_busy_after_replies")) + " of " +
+                    std::to_string(count(timing, "timed_calls")) + " timed calls): another process shares this GPU"},
       {"gpu_control", std::move(seen)}};
   json::object setAside;
   for (const char *key : {"status", "rejected_by", "error"})

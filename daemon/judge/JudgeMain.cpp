@@ -79,6 +79,10 @@ constexpr int kWorkerAttempts = 3;
 // What a worker's context needs at least, and how long the judge waits for it.
 constexpr std::uint64_t kWorkerStartBytes = 1ull << 30;
 constexpr double kMemoryWaitSeconds = 20;
+// A busy-GPU rejection's control runs (GpuContention.h): both must find the
+// GPU busy, this far apart, for the answer to be the machine's.
+constexpr int kControlRuns = 2;
+constexpr double kControlGapSeconds = 2.0;
 
 struct Options {
   std::filesystem::path worker;
@@ -235,20 +239,30 @@ public:
           answer["second_worker_verdict"] = verdictDigest(again); // the first answer stands
         }
       }
-      // A GPU found busy between the candidate's calls (or its kernels' share
-      // of a call too small) is the candidate's doing only if the GPU is
-      // quiet without it: the control is the task's baseline, timed by the
-      // same rules in a fresh worker once the candidate's is gone.
-      bool gpuControl = false;
-      if (rejectedByGpuRule(answer) && state.baseline) {
-        retiring_.clear();
+      // A GPU found busy between the candidate's calls is its leftovers
+      // unless the GPU is busy without it too: the control is the task's
+      // baseline, timed by the same rule in a fresh worker once the
+      // candidate's is reaped and the GPU's memory is back, twice, 2 s apart
+      // (a dying worker's context could outlive one run, not the gap).
+      int gpuControls = 0;
+      if (rejectedForBusyGpu(answer) && state.baseline) {
         EvaluationRequest control = evaluation;
         control.library = state.baselinePath;
         control.trials = 0; // its outputs were checked when it was first timed
         control.skipTiming = false;
-        answer = verdictAfterControl(
-            std::move(answer), runInFreshWorker(control, *state.buffers, nullptr, false, Role::Baseline, nullptr));
-        gpuControl = true;
+        control.expected.clear();
+        json::object controlAnswer;
+        for (int run = 0; run < kControlRuns; ++run) {
+          retiring_.clear();
+          if (run > 0)
+            std::this_thread::sleep_for(std::chrono::duration<double>(kControlGapSeconds));
+          awaitGpuMemoryBack();
+          controlAnswer = runInFreshWorker(control, *state.buffers, nullptr, false, Role::Baseline, nullptr);
+          ++gpuControls;
+          if (!controlFoundGpuBusy(controlAnswer))
+            break;
+        }
+        answer = verdictAfterControl(std::move(answer), controlAnswer);
       }
       answer["replay"] = json::object{{"seed", evaluation.seed}};
       answer["machine"] =
@@ -261,7 +275,7 @@ public:
       phases["task_setup_seconds"] = setupSeconds;
       phases["baseline_seconds"] = baselineSeconds;
       phases["second_worker"] = secondWorker;
-      phases["gpu_control"] = gpuControl;
+      phases["gpu_control_runs"] = gpuControls;
       return answer;
     } catch (const MachineUnavailable &unavailable) {
       return {{"status", unavailable.status}, {"error", unavailable.what()}};

@@ -709,10 +709,8 @@ json::object LibraryRun::run() {
   timing["gpu_busy_after_replies"] = busyAfterReply;
   timing["gpu_busy_calls_to_reject"] = kBusyCallsToReject; // the rule, for a control run's reader (GpuContention.h)
   const double gpuShare = gpuShareOfCall(tracedBusyMs, medianMs, gapShift, workerTimes != "rejected");
-  if (tracedBusyMs >= 0) {
+  if (tracedBusyMs >= 0)
     timing["gpu_share"] = gpuShare;
-    timing["gpu_share_minimum"] = request_.minGpuShare;
-  }
   if (request_.cpuBaselineMs > 0) {
     timing["cpu_baseline_ms"] = request_.cpuBaselineMs;
     timing["speedup_cpu"] = medianMs > 0 ? request_.cpuBaselineMs / medianMs : 0.0;

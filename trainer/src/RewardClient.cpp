@@ -166,6 +166,9 @@ RewardAnswer RewardClient::run(const RewardRequest &request) {
       json::object{{"task", request.task}, {"source", contracts::validUtf8(request.source)}, {"turn", request.turn}});
   double backoff = 0.5;
   for (int attempt = 1; attempt <= options_.maxAttempts; ++attempt) {
+    // Each attempt's answer alone: a machine's verdict read before must not
+    // stay beside a later attempt's error.
+    answer = RewardAnswer{};
     answer.attempts = attempt;
     const std::size_t index = pickEndpoint();
     const Endpoint endpoint = [&] {

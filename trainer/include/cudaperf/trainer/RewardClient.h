@@ -39,7 +39,7 @@ struct RewardRequest {
 };
 
 struct RewardAnswer {
-  bool ok = false;    // an HTTP 200 with a JSON object
+  bool ok = false;    // an HTTP 200 with a JSON object whose status is not the machine's (isMachineVerdict)
   int httpStatus = 0; // 0: no HTTP answer at all
   std::string error;  // why not ok
   boost::json::object body;
