@@ -385,7 +385,7 @@ void Api::evaluate(HttpRequest &&request, Respond respond, bool batch) {
       try {
         result = evaluator_.evaluate(item);
       } catch (const std::exception &problem) {
-        result = {{"status", "harness_error"}, {"error", problem.what()}};
+        result = {{"status", "harness_error"}, {"error", problem.what()}, {"machine_verdict", true}};
       }
       --accepted_;
       exchange->results[i] = std::move(result);

@@ -451,17 +451,20 @@ json::object Evaluator::evaluate(const EvaluationRequest &request) {
   }
   metrics_.countCacheMiss();
   if (!task.error.empty())
-    return {{"status", "harness_error"}, {"error", task.error}};
+    return {{"status", "harness_error"}, {"error", task.error}, {"machine_verdict", true}};
   bool storable = true;
   json::object result = compute(request, task, key, storable);
   result["profile"].as_object()["prepare_seconds"] = prepareSeconds;
   if (config_.insecureNoIsolation)
     result["insecure"] = true;
   // The machine's verdicts (no worker, a GPU another process kept busy) are
-  // not the answer's: stored, they would stand for it whenever it came again.
-  // A daemon without a GPU keeps its no_gpu answers (its keys say it has none).
-  if (const auto &status = result.at("status"); status == "harness_error" || (status == "no_gpu" && gpuAvailable()))
+  // not the answer's: stored, they would stand for it whenever it came again,
+  // and a client must not score them (`machine_verdict`). A daemon without a
+  // GPU keeps its no_gpu answers (its keys say it has none): unscored facts.
+  if (const auto &status = result.at("status"); status == "harness_error" || (status == "no_gpu" && gpuAvailable())) {
     storable = false;
+    result["machine_verdict"] = true;
+  }
   if (!storable) { // answered, and evaluated afresh next time
     result.erase("replay");
     result["cached"] = false;

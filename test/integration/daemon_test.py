@@ -184,6 +184,7 @@ class DaemonTest(unittest.TestCase):
         status, first, _ = self.daemon.request("POST", "/v1/evaluate", {"task": "vector_add", "source": source})
         self.assertEqual(status, 200, first)
         self.assertEqual(first["status"], "no_gpu")
+        self.assertNotIn("machine_verdict", first)  # a daemon without GPUs: its answer, stored
         self.assertTrue(first["compile"]["ok"])
         self.assertIn("no GPU", first["feedback"])
         self.assertFalse(first["cached"])
@@ -467,6 +468,7 @@ class MachineVerdictTest(unittest.TestCase):
                 self.assertEqual(body["status"], "harness_error", body)
                 self.assertIn("cannot start the judge", body["error"])
                 self.assertFalse(body["cached"], "a machine's verdict came back from the store")
+                self.assertIs(body.get("machine_verdict"), True, body)  # the reward client asks again
                 self.assertNotIn("id", body)
             stored = sqlite3.connect(os.path.join(workdir, "store.sqlite")).execute(
                 "SELECT COUNT(*) FROM evaluations").fetchone()[0]

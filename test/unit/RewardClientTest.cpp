@@ -173,6 +173,31 @@ TEST(RewardClientTest, AMachineVerdictToTheLastAttemptIsNoAnswer) {
   EXPECT_EQ(server.requests(), 4);
 }
 
+// A no_gpu is the machine's only where the daemon says so: one from a
+// daemon with GPUs (a worker that did not start) is asked again; one from a
+// daemon without GPUs is its answer (unscored, compile verdicts and R_str).
+TEST(RewardClientTest, ANoGpuIsAskedAgainOnlyWhenTheDaemonMarksItTheMachines) {
+  ScriptedServer marked([](int n, const std::string &) {
+    return n == 0 ? Reply{200, R"({"status":"no_gpu","machine_verdict":true,"reward":{"total":0.4}})"}
+                  : Reply{200, kOkBody};
+  });
+  RewardClient client(quick({marked.url()}));
+  auto answer = client.evaluate({"t", "s", 1}).get();
+  ASSERT_TRUE(answer.ok) << answer.error;
+  EXPECT_EQ(answer.status, "ok");
+  EXPECT_EQ(answer.attempts, 2);
+
+  ScriptedServer gpuless([](int, const std::string &) {
+    return Reply{200, R"({"status":"no_gpu","reward":{"total":0.4,"r_ver":null,"r_str":0.4}})"};
+  });
+  RewardClient other(quick({gpuless.url()}));
+  auto unscored = other.evaluate({"t", "s", 1}).get();
+  ASSERT_TRUE(unscored.ok) << unscored.error;
+  EXPECT_EQ(unscored.status, "no_gpu");
+  EXPECT_DOUBLE_EQ(*unscored.reward, 0.4);
+  EXPECT_EQ(gpuless.requests(), 1);
+}
+
 TEST(RewardClientTest, SourcesThatAreNotUtf8StillMakeValidJson) {
   std::string seen;
   ScriptedServer server([&](int, const std::string &body) {

@@ -508,7 +508,7 @@ json::object GrpoTrainer::step() {
   log["tis_clipped_fraction"] = ratio(sums[kTisClipped], sums[kTrainedTokens], 0.0);
   log["grad_norm"] = gradNorm;
   log["skipped_updates"] = skippedUpdates;
-  log["entropy"] = ratio(sums[kEntropy], sums[kFullTokens], 0.0);
+  log["entropy"] = ratio(sums[kEntropy], sums[kFullTokens], nullptr); // of trained tokens: none, not 0
   // mean exp|logp_train - logp_sample|
   log["logprob_agreement"] = ratio(sums[kAgreement], sums[kFullTokens], 1.0);
   log["learning_rate"] = learningRate;

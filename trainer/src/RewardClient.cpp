@@ -34,9 +34,15 @@ std::chrono::steady_clock::duration duration(double seconds) {
 
 } // namespace
 
-// no_gpu is not one: a daemon without a GPU says it of every correct answer,
-// and its unscored answers are what a run against it is for.
-bool isMachineVerdict(const std::string &status) { return status == "harness_error"; }
+// A daemon marks them (`machine_verdict`: its harness errors, and a no_gpu
+// from a daemon that has GPUs: a worker that did not start). A no_gpu from
+// a daemon without GPUs is no such verdict: it says it of every correct
+// answer, and those unscored answers are what a run against it is for.
+bool isMachineVerdict(const json::object &body) {
+  const json::value *status = body.if_contains("status");
+  const json::value *marked = body.if_contains("machine_verdict");
+  return (status && *status == "harness_error") || (marked && marked->is_bool() && marked->as_bool());
+}
 
 void readRewardFields(RewardAnswer &answer) {
   const json::object &body = answer.body;
@@ -221,7 +227,7 @@ RewardAnswer RewardClient::run(const RewardRequest &request) {
       if (judged) {
         answer.body = *object;
         readRewardFields(answer);
-        if (!isMachineVerdict(answer.status)) {
+        if (!isMachineVerdict(*object)) {
           answer.ok = true;
           answer.error.clear();
           answer.seconds = now() - start;

@@ -98,8 +98,9 @@ private:
 // The answer's fields the trainer reads, from a daemon JSON body.
 void readRewardFields(RewardAnswer &answer);
 
-// A status that is the machine's, not the answer's (harness_error): the
-// client asks again, and after its last attempt the answer is not ok.
-bool isMachineVerdict(const std::string &status);
+// An answer that is the machine's verdict, not the completion's (status
+// harness_error, or `machine_verdict` true): the client asks again, and
+// after its last attempt the answer is not ok.
+bool isMachineVerdict(const boost::json::object &body);
 
 } // namespace cudaperf::trainer
