@@ -400,6 +400,15 @@ void addTorchCompileSpeedup(json::object &answer, const TaskSpec &task) {
 
 } // namespace
 
+std::optional<std::pair<std::int64_t, json::object>> Evaluator::storedAnswer(const std::string &key) {
+  auto stored = store_.find(key);
+  // A machine's verdict an older daemon stored is never served: judged afresh, it is replaced.
+  if (const json::value *was = stored ? stored->second.if_contains("status") : nullptr;
+      was && (*was == "harness_error" || (*was == "no_gpu" && gpuAvailable())))
+    return std::nullopt;
+  return stored;
+}
+
 std::optional<std::string> Evaluator::cachedAnswer(const EvaluationRequest &request) {
   const TaskSpec *spec = catalog_.find(request.task);
   if (!spec)
@@ -412,7 +421,7 @@ std::optional<std::string> Evaluator::cachedAnswer(const EvaluationRequest &requ
       return known->second;
     }
   }
-  auto stored = store_.find(key);
+  auto stored = storedAnswer(key);
   if (!stored)
     return std::nullopt;
   metrics_.countCacheHit();
@@ -440,11 +449,11 @@ json::object Evaluator::evaluate(const EvaluationRequest &request) {
   if (!task.spec)
     return {{"status", "bad_request"}, {"error", task.error}};
   const std::string key = requestKey(request, task.taskJson);
-  if (auto stored = store_.find(key)) {
+  if (auto served = storedAnswer(key)) {
     metrics_.countCacheHit();
-    json::object result = std::move(stored->second);
+    json::object result = std::move(served->second);
     result.erase("replay"); // the secret seed stays in the store
-    result["id"] = stored->first;
+    result["id"] = served->first;
     result["cached"] = true;
     addTorchCompileSpeedup(result, *task.spec);
     return result;

@@ -475,6 +475,40 @@ class MachineVerdictTest(unittest.TestCase):
             self.assertEqual(stored, 0)
 
 
+    def test_a_machine_verdict_an_older_daemon_stored_is_judged_afresh_and_replaced(self):
+        with tempfile.TemporaryDirectory() as workdir:
+            source = variant("stored-machine-verdict")
+            daemon = Daemon(workdir)
+            try:
+                _, first, _ = daemon.request("POST", "/v1/evaluate", {"task": "vector_add", "source": source})
+            finally:
+                daemon.stop()
+            self.assertEqual(first["status"], "no_gpu", first)
+            # What a daemon before 2026-12-06 could leave: the same request's row, a harness_error.
+            store = sqlite3.connect(os.path.join(workdir, "store.sqlite"))
+            row = json.loads(store.execute("SELECT result_json FROM evaluations WHERE id = ?",
+                                           (first["id"],)).fetchone()[0])
+            row.update(status="harness_error", error="cannot start the judge: it ended before reading the request")
+            store.execute("UPDATE evaluations SET status = 'harness_error', result_json = ? WHERE id = ?",
+                          (json.dumps(row), first["id"]))
+            store.commit()
+            store.close()
+            daemon = Daemon(workdir)
+            try:
+                _, again, _ = daemon.request("POST", "/v1/evaluate", {"task": "vector_add", "source": source})
+                _, third, _ = daemon.request("POST", "/v1/evaluate", {"task": "vector_add", "source": source})
+            finally:
+                daemon.stop()
+            self.assertEqual(again["status"], "no_gpu", again)
+            self.assertFalse(again["cached"], "the stored machine's verdict was served")
+            self.assertEqual(third["status"], "no_gpu", third)
+            self.assertTrue(third["cached"])
+            self.assertEqual(third["id"], first["id"])  # the row replaced in place, nothing else touched
+            stored = sqlite3.connect(os.path.join(workdir, "store.sqlite")).execute(
+                "SELECT COUNT(*), MIN(status) FROM evaluations").fetchone()
+            self.assertEqual(stored, (1, "no_gpu"))
+
+
 class DurabilityTest(unittest.TestCase):
     def test_restart_on_an_existing_database(self):
         with tempfile.TemporaryDirectory() as workdir:

@@ -76,6 +76,9 @@ public:
   const DaemonConfig &config() const { return config_; }
 
 private:
+  // The store's answer to a request key, unless it is a machine's verdict (harness_error, a GPU
+  // daemon's no_gpu) an older daemon stored: that one is judged afresh, and the store replaces it.
+  std::optional<std::pair<std::int64_t, boost::json::object>> storedAnswer(const std::string &key);
   // storable: false where the answer must not be kept (R_str's reference was missing).
   boost::json::object compute(const EvaluationRequest &request, const PreparedTask &task, const std::string &key,
                               bool &storable);
