@@ -175,13 +175,7 @@ std::int64_t EvaluationStore::insert(const StoredEvaluation &evaluation) {
   std::lock_guard lock(mutex_);
   Statement statement(db_, "INSERT INTO evaluations (created_at, request_key, task, source, source_hash, status, "
                            "speedup, r_total, gpu, tool_versions, result_json) VALUES (?,?,?,?,?,?,?,?,?,?,?) "
-                           // A machine's verdict stored by an older daemon gives way to the
-                           // candidate's own; any other stored answer stands.
-                           "ON CONFLICT(request_key) DO UPDATE SET created_at = excluded.created_at, "
-                           "status = excluded.status, speedup = excluded.speedup, r_total = excluded.r_total, "
-                           "gpu = excluded.gpu, tool_versions = excluded.tool_versions, "
-                           "result_json = excluded.result_json "
-                           "WHERE evaluations.status IN ('harness_error', 'no_gpu')");
+                           "ON CONFLICT(request_key) DO NOTHING");
   statement.bind(1, now());
   statement.bind(2, evaluation.key);
   statement.bind(3, evaluation.task);

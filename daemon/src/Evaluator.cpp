@@ -402,7 +402,7 @@ void addTorchCompileSpeedup(json::object &answer, const TaskSpec &task) {
 
 std::optional<std::pair<std::int64_t, json::object>> Evaluator::storedAnswer(const std::string &key) {
   auto stored = store_.find(key);
-  // A machine's verdict an older daemon stored is never served: judged afresh, it is replaced.
+  // A machine's verdict is never served from the store (Evaluator.h).
   if (const json::value *was = stored ? stored->second.if_contains("status") : nullptr;
       was && (*was == "harness_error" || (*was == "no_gpu" && gpuAvailable())))
     return std::nullopt;

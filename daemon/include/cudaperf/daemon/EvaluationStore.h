@@ -39,8 +39,7 @@ public:
 
   // The stored answer of an identical request, with its id.
   std::optional<std::pair<std::int64_t, boost::json::object>> find(const std::string &key);
-  // Stores and commits; returns the new id (or the existing one when the key is already there). An
-  // existing harness_error or no_gpu row (a machine's verdict an older daemon stored) is replaced.
+  // Stores and commits; returns the new id (or the existing one when the key is already there).
   std::int64_t insert(const StoredEvaluation &evaluation);
   std::int64_t count();
   // One JSON object per line: id, key, time, task, status, speedup, features

@@ -77,7 +77,8 @@ public:
 
 private:
   // The store's answer to a request key, unless it is a machine's verdict (harness_error, a GPU
-  // daemon's no_gpu) an older daemon stored: that one is judged afresh, and the store replaces it.
+  // daemon's no_gpu): never stored by this build, whose keys name it, so a defence only, for a row
+  // put there by other means; such a request is judged afresh every time, and the row stays.
   std::optional<std::pair<std::int64_t, boost::json::object>> storedAnswer(const std::string &key);
   // storable: false where the answer must not be kept (R_str's reference was missing).
   boost::json::object compute(const EvaluationRequest &request, const PreparedTask &task, const std::string &key,
