@@ -274,11 +274,15 @@ double networkScore(const RankerModel &model, const FeatureVector &features) {
 
 } // namespace
 
-double rankerScore(const RankerModel &model, const FeatureVector &features) {
-  double sum = networkScore(model, features);
+double ensembleMeanScore(const RankerModel &model, const std::function<double(const RankerModel &)> &networkScore) {
+  double sum = networkScore(model);
   for (const auto &member : model.ensemble)
-    sum += networkScore(member, features);
+    sum += networkScore(member);
   return sum / static_cast<double>(1 + model.ensemble.size());
+}
+
+double rankerScore(const RankerModel &model, const FeatureVector &features) {
+  return ensembleMeanScore(model, [&](const RankerModel &network) { return networkScore(network, features); });
 }
 
 std::vector<LaunchShape> standingLaunchShapes(const json::object &report) {

@@ -347,10 +347,7 @@ double torchNetworkScore(const RankerModel &model, const FeatureVector &features
 } // namespace
 
 double torchRankerScore(const RankerModel &model, const FeatureVector &features) {
-  double sum = torchNetworkScore(model, features);
-  for (const auto &member : model.ensemble)
-    sum += torchNetworkScore(member, features);
-  return sum / static_cast<double>(1 + model.ensemble.size());
+  return ensembleMeanScore(model, [&](const RankerModel &network) { return torchNetworkScore(network, features); });
 }
 
 } // namespace cudaperf

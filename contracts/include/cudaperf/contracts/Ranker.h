@@ -95,6 +95,10 @@ std::vector<double> rankerInput(const RankerModel &model, const FeatureVector &f
 // ensemble's networks' scores (the one network's without an ensemble).
 double rankerScore(const RankerModel &model, const FeatureVector &features);
 
+// An ensemble's score from one network's scorer: the mean over the model's
+// network and its members. Written once; the trainer's LibTorch scorer uses it.
+double ensembleMeanScore(const RankerModel &model, const std::function<double(const RankerModel &)> &networkScore);
+
 // The vectors rankerScoreAcrossLaunches takes the lowest score of: the
 // features as they are, then, where blocks and threads are both unknown, each
 // launch that may be the largest that runs standing for the file: the largest
