@@ -147,6 +147,11 @@ RankerModel rankerFromJson(const json::value &document) {
     fail("(top level)", "must be an object");
   const json::object &root = document.get_object();
   RankerModel model = networkFromJson(root, "");
+  if (const auto *relative = root.if_contains("relative_to_baseline")) { // optional: absolute inputs
+    if (!relative->is_bool())
+      fail("relative_to_baseline", "expected true or false");
+    model.relativeToBaseline = relative->get_bool();
+  }
   if (const auto *members = root.if_contains("ensemble")) { // optional: one network
     if (!members->is_array())
       fail("ensemble", "expected an array of networks");
@@ -221,6 +226,8 @@ json::value rankerToJson(const RankerModel &model) {
       members.push_back(networkToJson(member));
     document["ensemble"] = std::move(members);
   }
+  if (model.relativeToBaseline)
+    document["relative_to_baseline"] = true;
   document["data_hash"] = model.dataHash;
   document["metrics"] = model.metrics;
   return document;
@@ -235,6 +242,28 @@ std::vector<std::size_t> defaultInputs(bool extended) {
   for (std::size_t i = 0; i < (extended ? kAllFeatureCount : kFeatureCount); ++i)
     inputs.push_back(i);
   return inputs;
+}
+
+FeatureVector featuresRelativeToBaseline(const FeatureVector &candidate, const FeatureVector &baseline) {
+  FeatureVector relative = candidate;
+  for (std::size_t i = 0; i < kFeatureCount; ++i) {
+    const std::string_view name = kFeatureNames[i];
+    const bool bounded = name == "coal" || name == "occ" || name == "div";
+    relative[i] = bounded ? candidate[i] - baseline[i]
+                          : transformFeature(FeatureTransform::SignedLog1p, candidate[i]) -
+                                transformFeature(FeatureTransform::SignedLog1p, baseline[i]);
+    if (baseline.isUnknown(i))
+      relative.markUnknown(i);
+  }
+  return relative;
+}
+
+FeatureVector rankerFeatures(const RankerModel &model, const FeatureVector &candidate, const FeatureVector *baseline) {
+  if (!model.relativeToBaseline)
+    return candidate;
+  if (!baseline)
+    throw std::invalid_argument("this ranker scores a kernel against its task's baseline, and none was given");
+  return featuresRelativeToBaseline(candidate, *baseline);
 }
 
 std::vector<double> rankerInput(const RankerModel &model, const FeatureVector &features) {

@@ -279,8 +279,9 @@ void Api::handle(HttpRequest &&request, Respond respond) {
         fields.fail("arch", "must be sm_80 or sm_90");
       // "task": size the launches of that task's entry at its benchmark size (blocks, threads).
       EntryBinding entry;
+      const TaskSpec *task = nullptr; // the catalog's, for the daemon's life
       if (const auto taskName = optionalString(object, "task")) {
-        const TaskSpec *task = catalog_.find(*taskName);
+        task = catalog_.find(*taskName);
         if (!task) {
           counted(error(request, http::status::not_found, "unknown_task", "no task named '" + *taskName + "'"));
           return;
@@ -295,9 +296,9 @@ void Api::handle(HttpRequest &&request, Respond respond) {
         return;
       }
       auto shared = std::make_shared<HttpRequest>(std::move(request));
-      boost::asio::post(requestPool_, [this, shared, source, fileName, arch, compile, entry, counted]() {
-        json::object report = compile ? evaluator_.analyzeAndCompile(source, fileName, arch, entry)
-                                      : evaluator_.analyze(source, fileName, arch, entry);
+      boost::asio::post(requestPool_, [this, shared, source, fileName, arch, compile, entry, task, counted]() {
+        json::object report = compile ? evaluator_.analyzeAndCompile(source, fileName, arch, entry, task)
+                                      : evaluator_.analyze(source, fileName, arch, entry, task);
         counted(jsonResponse(*shared, report.contains("error") ? http::status::unprocessable_entity : http::status::ok,
                              report));
       });

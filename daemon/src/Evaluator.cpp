@@ -236,7 +236,13 @@ bool Evaluator::rankerLoaded() const {
   return ranker_.has_value();
 }
 
-Evaluator::RankerScore Evaluator::scoreWithRanker(const AnalysisStage &analysis) const {
+bool Evaluator::rankerReadsBaseline() const {
+  std::shared_lock lock(rankerMutex_);
+  return ranker_ && ranker_->relativeToBaseline;
+}
+
+Evaluator::RankerScore Evaluator::scoreWithRanker(const AnalysisStage &analysis, const AnalysisStage *baseline,
+                                                  bool taskNamed) const {
   std::shared_lock lock(rankerMutex_); // the score and the ranker it came from, read together
   if (!ranker_)
     return {};
@@ -253,54 +259,75 @@ Evaluator::RankerScore Evaluator::scoreWithRanker(const AnalysisStage &analysis)
                   "R_str is the floor (r_str_unreadable)";
     return scored;
   }
+  // A ranker that reads the candidate against its task: the baseline's vector
+  // of the same pass (its host pass where it has no device pass of its own).
+  const FeatureVector *baselineHost = nullptr, *baselineDevice = nullptr;
+  if (ranker_->relativeToBaseline) {
+    if (!baseline || !baseline->features) {
+      scored.baselineMissing = true;
+      scored.note = taskNamed ? "the task's baseline.cu could not be analysed, and this ranker scores a kernel "
+                                "against it: no R_str"
+                              : "this ranker scores a kernel against its task's baseline: name the task for an r_str";
+      return scored;
+    }
+    baselineHost = &*baseline->features;
+    baselineDevice = baseline->devicePassFeatures ? &*baseline->devicePassFeatures : baselineHost;
+  }
   const std::vector<LaunchShape> &launches = analysis.entryLaunchShapes;
-  double score = rankerScoreAcrossLaunches(*ranker_, *analysis.features, launches);
+  const auto score = [&](const FeatureVector &features, const FeatureVector *reference) {
+    return lowestScoreAcrossLaunches(features, launches, [&](const FeatureVector &vector) {
+      return rankerScore(*ranker_, rankerFeatures(*ranker_, vector, reference));
+    });
+  };
+  double lowest = score(*analysis.features, baselineHost);
   if (analysis.devicePassFeatures) {
-    score = std::min(score, rankerScoreAcrossLaunches(*ranker_, *analysis.devicePassFeatures,
-                                                      launches)); // of the two sides, the lower
+    lowest = std::min(lowest, score(*analysis.devicePassFeatures, baselineDevice)); // of the two sides, the lower
   } else if (analysis.devicePassExpected) {
     scored.note = "the device side of the source (what nvcc builds) could not be analysed: R_str is the floor "
                   "(r_str_unreadable)";
     return scored;
   }
-  scored.score = score;
+  scored.score = lowest;
   return scored;
 }
 
-std::optional<double> Evaluator::baselineStructuralScore(const TaskSpec &task, const std::string &rankerHash) {
+std::shared_ptr<const Evaluator::TaskBaseline> Evaluator::taskBaseline(const TaskSpec &task,
+                                                                       const std::string &rankerHash) {
   if (!task.baseline || rankerHash.empty() || !analysis_)
-    return std::nullopt;
-  std::shared_future<std::optional<double>> known;
-  std::promise<std::optional<double>> promise;
+    return nullptr;
+  std::shared_future<std::shared_ptr<const TaskBaseline>> known;
+  std::promise<std::shared_ptr<const TaskBaseline>> promise;
   {
     // One analysis per task and ranker: the first evaluation of a task
     // computes it, the others of its batch wait for that one.
     std::lock_guard lock(baselineScoresMutex_);
     auto entry = baselineScores_.find(task.name);
     if (entry != baselineScores_.end() && entry->second.rankerHash == rankerHash) {
-      known = entry->second.score;
+      known = entry->second.baseline;
     } else {
       baselineScores_[task.name] = {rankerHash, promise.get_future().share()};
     }
   }
   if (known.valid())
     return known.get();
-  std::optional<double> score;
+  std::shared_ptr<TaskBaseline> baseline;
   std::string problem;
   try {
-    const RankerScore scored = scoreWithRanker(AnalysisStage::fromReport(
-        analyze(readTextFile(task.baseline->string()), "baseline.cu", config_.arch, EntryBinding::of(task))));
+    AnalysisStage analysis = AnalysisStage::fromReport(
+        analysisReport(readTextFile(task.baseline->string()), "baseline.cu", config_.arch, EntryBinding::of(task)));
+    // Against itself where the ranker reads a baseline: every one of the 11 relative features 0.
+    const RankerScore scored = scoreWithRanker(analysis, &analysis);
     if (scored.rankerHash != rankerHash)
       problem = "the ranker was reloaded meanwhile";
     else if (!scored.score)
-      problem = "the analysis gave no features";
+      problem = scored.note.empty() ? "the analysis gave no features" : scored.note;
     else
-      score = scored.score;
+      baseline = std::make_shared<TaskBaseline>(TaskBaseline{std::move(analysis), *scored.score});
   } catch (const std::exception &error) {
     problem = error.what();
   }
-  promise.set_value(score);
-  if (!score) { // not kept: the next evaluation of the task tries again
+  promise.set_value(baseline);
+  if (!baseline) { // not kept: the next evaluation of the task tries again
     spdlog::warn("task {}: no structural score of its baseline ({}): its answers meanwhile are not stored", task.name,
                  problem);
     std::lock_guard lock(baselineScoresMutex_);
@@ -308,16 +335,16 @@ std::optional<double> Evaluator::baselineStructuralScore(const TaskSpec &task, c
         entry != baselineScores_.end() && entry->second.rankerHash == rankerHash)
       baselineScores_.erase(entry);
   }
-  return score;
+  return baseline;
 }
 
 json::object Evaluator::analyzeAndCompile(const std::string &source, const std::string &fileName,
-                                          const std::string &arch, const EntryBinding &entry) {
+                                          const std::string &arch, const EntryBinding &entry, const TaskSpec *task) {
   std::promise<json::object> reportPromise;
   auto reportFuture = reportPromise.get_future();
   boost::asio::post(cpuPool_, [&, promise = std::move(reportPromise)]() mutable {
     try {
-      promise.set_value(analyze(source, fileName, arch, entry));
+      promise.set_value(analyze(source, fileName, arch, entry, task));
     } catch (const std::exception &error) {
       promise.set_value(json::object{{"error", error.what()}});
     }
@@ -335,8 +362,8 @@ json::object Evaluator::analyzeAndCompile(const std::string &source, const std::
   return report;
 }
 
-json::object Evaluator::analyze(const std::string &source, const std::string &fileName, const std::string &arch,
-                                const EntryBinding &entry) {
+json::object Evaluator::analysisReport(const std::string &source, const std::string &fileName,
+                                       const std::string &arch, const EntryBinding &entry) {
   if (!analysis_)
     return {{"error", isolationProblem_.empty()
                           ? "this cudaperfd has no analysis server (built without the Clang development files)"
@@ -346,8 +373,19 @@ json::object Evaluator::analyze(const std::string &source, const std::string &fi
   metrics_.observePhase("analysis", secondsSince(start));
   if (!answer.contains("report") || !answer.at("report").is_object())
     return {{"error", answer.contains("error") ? answer.at("error") : json::value("the analysis failed")}};
-  json::object report = std::move(answer.at("report").as_object());
-  const RankerScore scored = scoreWithRanker(AnalysisStage::fromReport(report));
+  return std::move(answer.at("report").as_object());
+}
+
+json::object Evaluator::analyze(const std::string &source, const std::string &fileName, const std::string &arch,
+                                const EntryBinding &entry, const TaskSpec *task) {
+  json::object report = analysisReport(source, fileName, arch, entry);
+  if (report.contains("error"))
+    return report;
+  std::shared_ptr<const TaskBaseline> baseline;
+  if (task && rankerReadsBaseline())
+    baseline = taskBaseline(*task, rankerHashNow());
+  const RankerScore scored =
+      scoreWithRanker(AnalysisStage::fromReport(report), baseline ? &baseline->analysis : nullptr, task != nullptr);
   if (scored.score)
     report["r_str"] = *scored.score;
   else if (!scored.note.empty())
@@ -511,14 +549,17 @@ json::object Evaluator::compute(const EvaluationRequest &request, const Prepared
   // the candidate (once per task and ranker).
   const std::string rankerHash = rankerHashNow();
   const bool relative = config_.strRelativeToBaseline && task.spec->baseline && analysis_ && !rankerHash.empty();
+  // A ranker that reads the candidate against the baseline needs the baseline's analysis either way.
+  const bool needsBaseline = relative || rankerReadsBaseline();
+  std::shared_ptr<const TaskBaseline> baseline;
   std::optional<double> baselineScore;
   boost::asio::post(cpuPool_, [&, promise = std::move(featuresPromise)]() mutable {
     const auto start = Clock::now();
     json::object features;
     try {
-      features = analyze(request.source, "candidate.cu", config_.arch, EntryBinding::of(*task.spec));
-      if (relative)
-        baselineScore = baselineStructuralScore(*task.spec, rankerHash);
+      features = analysisReport(request.source, "candidate.cu", config_.arch, EntryBinding::of(*task.spec));
+      if (needsBaseline && (baseline = taskBaseline(*task.spec, rankerHash)))
+        baselineScore = baseline->score;
     } catch (const std::exception &error) {
       features = json::object{{"error", error.what()}};
     }
@@ -599,7 +640,7 @@ json::object Evaluator::compute(const EvaluationRequest &request, const Prepared
   // What ptxas says of the code that runs, beside what the analysis reads in the source.
   result["features"].as_object()["ptxas"] =
       ptxasFactsJson(compiled.kernels, analysis.ok() ? &analysis.report : nullptr, config_.arch);
-  RankerScore candidateScore = scoreWithRanker(analysis);
+  RankerScore candidateScore = scoreWithRanker(analysis, baseline ? &baseline->analysis : nullptr);
   if (candidateScore.score && compiled.ok)
     if (auto problem = analysisDisagreesWithBuild(analysis.report, compiled.kernels)) {
       // The report describes other code than nvcc built: nothing of it to score.
@@ -678,7 +719,13 @@ json::object Evaluator::compute(const EvaluationRequest &request, const Prepared
   }
   result["status"] = status;
   RewardStage reward = assembleReward(status, judgedRun.outcome, std::nullopt, config_.reward);
-  if (!candidateScore.rankerHash.empty() && analysis_ && !candidateScore.score) {
+  if (candidateScore.baselineMissing) {
+    // The ranker reads the candidate against a baseline the machine could not
+    // analyse: no R_str, and the answer not stored (the next may have it).
+    setStructuralReward(reward, std::nullopt, std::nullopt, config_.reward);
+    reward.rStrNote = candidateScore.note;
+    storable = false;
+  } else if (!candidateScore.rankerHash.empty() && analysis_ && !candidateScore.score) {
     // A source the analysis cannot read (a parse error, an #error only
     // Clang sees, a macro bomb past the deadline) has no structure to
     // score: it gets the floor, never the 0 of "as good as the baseline".

@@ -30,6 +30,10 @@ TRAINER = sys.argv[4] if len(sys.argv) > 4 else None  # cudaperf-train, where it
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "scripts"))
 from daemon_process import DaemonProcess  # noqa: E402
 BUNDLED_RANKER = os.path.join(TASKS, "data", "ranker.json")
+# The bundled ranker reads a kernel against its task's baseline.cu; cudaperf-train score takes the baseline
+# rows of the data it was trained on (the daemon analyses baseline.cu itself: the two must agree).
+RANKER_DATA = os.path.join(TASKS, "data", "ranker-data.jsonl")
+SCORE = [TRAINER, "score", "--ranker", BUNDLED_RANKER, "--baselines", RANKER_DATA]
 NAIVE = open(os.path.join(TASKS, "vector_add", "variants", "naive.cu")).read()
 FEATURE_KEYS = ["coal", "ai", "occ", "div", "xfer", "atomics", "sync", "kernels", "tpb", "gmem", "ops"]
 
@@ -736,12 +740,13 @@ class TrainedRankerTest(unittest.TestCase):
                     self.assertEqual(status, 200, report)
                     self.assertNotIn("blocks", report["features_unknown"])
                     # What the score reads: the 11, the extended features and the unknown list.
-                    vectors.append(json.dumps({key: report[key] for key in ("features", "extended", "features_unknown")
-                                               if key in report}))
+                    vectors.append(json.dumps(dict({key: report[key] for key in ("features", "extended",
+                                                                                 "features_unknown") if key in report},
+                                                   task="gemm")))
                     daemon_scores.append(report["r_str"])
             finally:
                 daemon.stop()
-            scored = subprocess.run([TRAINER, "score", "--ranker", BUNDLED_RANKER], input="\n".join(vectors),
+            scored = subprocess.run(SCORE, input="\n".join(vectors),
                                     capture_output=True, text=True, timeout=120, check=True)
             trainer_scores = [float(x) for x in scored.stdout.split()]
             self.assertEqual(len(trainer_scores), len(daemon_scores))
@@ -778,9 +783,9 @@ class TrainedRankerTest(unittest.TestCase):
         self.assertLessEqual(reports["laundered"]["r_str"], reports["plain"]["r_str"] + 1e-9)
         self.assertAlmostEqual(evaluated["reward"]["r_str_absolute"], reports["laundered"]["r_str"], delta=1e-9)
         self.assertTrue(reports["laundered"]["entry_launches_complete"])  # every launch sized: one of them stands
-        line = json.dumps({key: reports["laundered"][key] for key in (
-            "features", "extended", "features_unknown", "entry_launches", "entry_launches_complete")})
-        scored = subprocess.run([TRAINER, "score", "--ranker", BUNDLED_RANKER], input=line,
+        line = json.dumps(dict({key: reports["laundered"][key] for key in (
+            "features", "extended", "features_unknown", "entry_launches", "entry_launches_complete")}, task="relu"))
+        scored = subprocess.run(SCORE, input=line,
                                 capture_output=True, text=True, timeout=120, check=True)
         self.assertAlmostEqual(float(scored.stdout), reports["laundered"]["r_str"], delta=1e-6)
 
@@ -800,9 +805,9 @@ class TrainedRankerTest(unittest.TestCase):
         self.assertIn("blocks", report["features_unknown"])
         self.assertFalse(report["entry_launches_complete"], report.get("entry_launches_problem"))
         self.assertEqual([launch["blocks"] for launch in report["entry_launches"]], [1])
-        vector = {key: report[key] for key in ("features", "extended", "features_unknown")}
+        vector = dict({key: report[key] for key in ("features", "extended", "features_unknown")}, task="sum_reduction")
         as_if_complete = dict(vector, entry_launches=report["entry_launches"], entry_launches_complete=True)
-        scored = subprocess.run([TRAINER, "score", "--ranker", BUNDLED_RANKER],
+        scored = subprocess.run(SCORE,
                                 input=json.dumps(vector) + "\n" + json.dumps(as_if_complete),
                                 capture_output=True, text=True, timeout=120, check=True)
         at_mean, block_standing = (float(x) for x in scored.stdout.split())
@@ -913,7 +918,7 @@ class TrainedRankerTest(unittest.TestCase):
             try:
                 scores = {}
                 for name, source in (("decoy", decoy), ("runs", runs), ("shown", shown)):
-                    status, answer, _ = daemon.request("POST", "/v1/analyze", {"source": source})
+                    status, answer, _ = daemon.request("POST", "/v1/analyze", {"source": source, "task": "transpose"})
                     self.assertEqual(status, 200, answer)
                     scores[name] = answer["r_str"]
                     if name == "decoy":
@@ -972,26 +977,58 @@ class TrainedRankerTest(unittest.TestCase):
                 daemon.stop()
 
     def test_without_its_baselines_score_an_answer_is_not_stored(self):
-        """A task whose baseline.cu the analysis cannot read: R_str falls back to the absolute score, and the
-        answer is not stored under a key that says relative (the next identical request is computed again)."""
+        """A task whose baseline.cu the analysis cannot read. The bundled ranker reads a kernel against that
+        baseline: no R_str at all (the machine's gap, never the candidate's floor), a note that says why, and
+        the answer not stored. A ranker of absolute inputs falls back to the absolute score, not stored under a
+        key that says relative either. (The next identical request is computed again.)"""
         with tempfile.TemporaryDirectory() as workdir:
             tasks = os.path.join(workdir, "tasks")
             shutil.copytree(os.path.join(TASKS, "vector_add"), os.path.join(tasks, "vector_add"))
             with open(os.path.join(tasks, "vector_add", "baseline.cu"), "a") as baseline:
                 baseline.write(CLANG_ONLY_CRASHER)
-            daemon = DaemonProcess(None, tasks, os.path.join(workdir, "run"), "--gpus", "", "--ranker",
-                                   BUNDLED_RANKER, binary=CUDAPERFD)
+            absolute = json.load(open(BUNDLED_RANKER))
+            absolute.pop("relative_to_baseline")
+            absolute_ranker = os.path.join(workdir, "absolute-ranker.json")
+            json.dump(absolute, open(absolute_ranker, "w"))
+            for ranker in (BUNDLED_RANKER, absolute_ranker):
+                daemon = DaemonProcess(None, tasks, os.path.join(workdir, "run-" + os.path.basename(ranker)), "--gpus",
+                                       "", "--ranker", ranker, binary=CUDAPERFD)
+                try:
+                    body = {"task": "vector_add", "source": variant("baseline-missing")}
+                    status, first = daemon.post("/v1/evaluate", body)
+                    self.assertEqual(status, 200, first)
+                    self.assertIsNone(first["reward"]["r_str_baseline"])
+                    if ranker == BUNDLED_RANKER:
+                        self.assertIsNone(first["reward"]["r_str"], first["reward"])
+                        self.assertIn("baseline.cu could not be analysed", first["reward"]["r_str_note"])
+                        self.assertEqual(first["reward"]["total"], 0.0)  # no_gpu: R_ver 0, and no R_str to add
+                    else:
+                        self.assertIsNotNone(first["reward"]["r_str"])
+                        self.assertEqual(first["reward"]["r_str"], first["reward"]["r_str_absolute"])
+                    status, again = daemon.post("/v1/evaluate", body)
+                    self.assertEqual(status, 200, again)
+                    self.assertFalse(again["cached"], "an answer without R_str's reference was stored")
+                    self.assertNotIn("id", again)
+                finally:
+                    daemon.stop()
+
+    def test_the_bundled_ranker_needs_the_task_to_score(self):
+        """/v1/analyze of a source with no task: the bundled ranker, which reads a kernel against its task's
+        baseline, gives no r_str but a note that says to name the task; with the task, an r_str, and the
+        task's baseline.cu itself scores what its evaluation's r_str_baseline says."""
+        baseline = open(os.path.join(TASKS, "transpose", "baseline.cu")).read()
+        with tempfile.TemporaryDirectory() as workdir:
+            daemon = Daemon(workdir, "--ranker", BUNDLED_RANKER)
             try:
-                body = {"task": "vector_add", "source": variant("baseline-missing")}
-                status, first = daemon.post("/v1/evaluate", body)
-                self.assertEqual(status, 200, first)
-                self.assertIsNone(first["reward"]["r_str_baseline"])
-                self.assertIsNotNone(first["reward"]["r_str"])
-                self.assertEqual(first["reward"]["r_str"], first["reward"]["r_str_absolute"])
-                status, again = daemon.post("/v1/evaluate", body)
-                self.assertEqual(status, 200, again)
-                self.assertFalse(again["cached"], "an answer without R_str's reference was stored")
-                self.assertNotIn("id", again)
+                status, bare, _ = daemon.request("POST", "/v1/analyze", {"source": baseline})
+                self.assertEqual(status, 200, bare)
+                self.assertNotIn("r_str", bare)
+                self.assertIn("name the task", bare["r_str_note"])
+                status, named, _ = daemon.request("POST", "/v1/analyze", {"source": baseline, "task": "transpose"})
+                self.assertEqual(status, 200, named)
+                status, own, _ = daemon.request("POST", "/v1/evaluate", {"task": "transpose", "source": baseline})
+                self.assertEqual(status, 200, own)
+                self.assertAlmostEqual(own["reward"]["r_str_baseline"], named["r_str"], delta=1e-9)
             finally:
                 daemon.stop()
 
@@ -1012,7 +1049,8 @@ extern "C" void run(const float *in, float *out, int n) { column_read<<<n / 1024
             daemon = Daemon(workdir, "--ranker", BUNDLED_RANKER)
             try:
                 def analyzed(source):
-                    status, report, _ = daemon.request("POST", "/v1/analyze", {"source": source})
+                    # Scored against transpose's baseline.cu (bank stays the kernel's own: monotone either way).
+                    status, report, _ = daemon.request("POST", "/v1/analyze", {"source": source, "task": "transpose"})
                     self.assertEqual(status, 200, report)
                     return report
                 variants = os.path.join(TASKS, "transpose", "variants")

@@ -7,6 +7,8 @@
 
 #include <boost/json.hpp>
 
+#include <cmath>
+
 using namespace cudaperf;
 namespace json = boost::json;
 
@@ -382,4 +384,62 @@ TEST(Ranker, OnlyAWalkThatSizedEveryLaunchHasStandingLaunches) {
                               "certain": 1}]})"}) {
     EXPECT_THROW(standingLaunchShapes(json::parse(bad).as_object()), std::invalid_argument) << bad;
   }
+}
+
+// Task-relative inputs (docs/ranker.md "Scored against the task's baseline"), by hand:
+// log1p(64) - log1p(16) = ln(65/17); coal 0.9 - 0.5; a count of 0 against 3: -ln 4.
+TEST(RankerRelative, TheElevenAgainstTheBaselineByHand) {
+  FeatureVector candidate, baseline;
+  candidate.coal = 0.9, baseline.coal = 0.5;
+  candidate.occ = 0.5, baseline.occ = 1.0;
+  candidate.gmem = 64, baseline.gmem = 16;
+  candidate.sync = 0, baseline.sync = 3;
+  candidate.ai = -2, baseline.ai = 0; // signed: -ln 3
+  candidate.extended[0] = 4, baseline.extended[0] = 1; // bank: the candidate's own
+  const FeatureVector relative = featuresRelativeToBaseline(candidate, baseline);
+  EXPECT_NEAR(relative.coal, 0.4, 1e-12);
+  EXPECT_NEAR(relative.occ, -0.5, 1e-12);
+  EXPECT_NEAR(relative.gmem, std::log(65.0 / 17.0), 1e-12);
+  EXPECT_NEAR(relative.sync, -std::log(4.0), 1e-12);
+  EXPECT_NEAR(relative.ai, -std::log(3.0), 1e-12);
+  EXPECT_EQ(relative.tpb, 0.0); // 0 against 0
+  EXPECT_EQ(relative.extended[0], 4.0);
+  // The baseline against itself: every one of the 11 is 0.
+  const FeatureVector self = featuresRelativeToBaseline(candidate, candidate);
+  for (std::size_t i = 0; i < kFeatureCount; ++i)
+    EXPECT_EQ(self[i], 0.0) << kFeatureNames[i];
+}
+
+TEST(RankerRelative, UnknownOnEitherSideIsUnknown) {
+  FeatureVector candidate, baseline;
+  const std::size_t tpb = *featureIndex("tpb"), occ = *featureIndex("occ"), blocks = *featureIndex("blocks");
+  candidate.markUnknown(tpb);
+  baseline.markUnknown(occ);
+  baseline.markUnknown(blocks); // an extended feature stays the candidate's, known or not
+  const FeatureVector relative = featuresRelativeToBaseline(candidate, baseline);
+  EXPECT_TRUE(relative.isUnknown(tpb));
+  EXPECT_TRUE(relative.isUnknown(occ));
+  EXPECT_FALSE(relative.isUnknown(blocks));
+  EXPECT_FALSE(relative.isUnknown(*featureIndex("coal")));
+}
+
+TEST(RankerRelative, TheFlagIsReadWrittenAndNeedsABaseline) {
+  json::object doc = document();
+  EXPECT_FALSE(rankerFromJson(doc).relativeToBaseline);
+  doc["relative_to_baseline"] = "yes";
+  EXPECT_NE(message(doc).find("relative_to_baseline"), std::string::npos) << message(doc);
+  doc["relative_to_baseline"] = true;
+  const RankerModel model = rankerFromJson(doc);
+  ASSERT_TRUE(model.relativeToBaseline);
+  EXPECT_TRUE(rankerFromJson(rankerToJson(model)).relativeToBaseline);
+  EXPECT_FALSE(rankerToJson(rankerFromJson(document())).as_object().contains("relative_to_baseline"));
+
+  FeatureVector candidate, baseline;
+  candidate.coal = 0.75, baseline.coal = 0.5;
+  EXPECT_THROW(rankerFeatures(model, candidate, nullptr), std::invalid_argument);
+  // coal_hat = (0.25 - 0.5) / 0.25 = -1: h0 = 0, h1 = relu(1 + 0) = 1; score = 0 - 1 + 0.5.
+  EXPECT_NEAR(rankerScore(model, rankerFeatures(model, candidate, &baseline)), -0.5, 1e-12);
+  // An absolute model ignores the baseline: coal_hat = 1, h0 = 1, h1 = 0; score 2.5.
+  const RankerModel absolute = rankerFromJson(document());
+  EXPECT_NEAR(rankerScore(absolute, rankerFeatures(absolute, candidate, &baseline)), 2.5, 1e-12);
 }

@@ -82,7 +82,8 @@ void writeJson(const std::filesystem::path &file, const json::value &value) {
 int rankCommand(const std::vector<std::string> &args) {
   const Flags flags = parseFlags(args, {"data", "db", "out", "metrics", "pairs", "hidden", "activation", "epochs",
                                         "patience", "lr", "weight-decay", "seed", "folds", "repeats", "tie-ratio",
-                                        "transform", "features", "monotone", "ensemble"});
+                                        "transform", "features", "monotone", "ensemble"},
+                                 {"relative-to-baseline"});
   if (!flags.count("data") == !flags.count("db"))
     throw std::invalid_argument("give exactly one of --data FILE.jsonl and --db FILE.sqlite");
   if (!flags.count("out"))
@@ -129,7 +130,12 @@ int rankCommand(const std::vector<std::string> &args) {
     throw std::invalid_argument("--epochs must be >= 1 and --tie-ratio >= 1");
 
   const std::string source = flags.count("data") ? flags.at("data") : flags.at("db");
-  const RankerDataset data = flags.count("data") ? loadRankerData(source) : loadRankerDataFromStore(source);
+  RankerDataset data = flags.count("data") ? loadRankerData(source) : loadRankerDataFromStore(source);
+  // Scored against its task: every sample's 11 relative to its task's baseline.cu row, in training,
+  // validation and the export alike.
+  const bool relative = flags.count("relative-to-baseline") > 0;
+  if (relative)
+    makeRelativeToTaskBaselines(data);
   std::string hidden;
   for (int width : options.hidden)
     hidden += (hidden.empty() ? "" : ",") + std::to_string(width);
@@ -141,7 +147,8 @@ int rankCommand(const std::vector<std::string> &args) {
   std::cout << ")\npairs: " << (options.pairs == PairMode::All ? "all" : "quartile") << ", tie ratio "
             << options.tieRatio << "; MLP " << (hidden.empty() ? "none (linear)" : hidden) << " " << options.activation
             << "; inputs: " << (options.extendedFeatures ? "the 11 and the extended features" : "the 11") << ", "
-            << (options.logScale ? "signed log1p (but coal, occ, div)" : "as measured") << ", z-scored";
+            << (options.logScale ? "signed log1p (but coal, occ, div)" : "as measured") << ", z-scored"
+            << (relative ? "; the 11 relative to the task's baseline.cu" : "");
   for (std::size_t t = 0; t < options.monotone.size(); ++t)
     std::cout << (t ? ", " : "; monotone: ") << featureName(options.monotone[t].feature)
               << (options.monotone[t].sign < 0 ? " (down)" : " (up)");
@@ -174,6 +181,7 @@ int rankCommand(const std::vector<std::string> &args) {
   // The exported model: the same configuration trained on every task.
   TrainingSummary summary;
   RankerModel model = trainRanker(data, data.tasks, options, &summary);
+  model.relativeToBaseline = relative;
   json::array validationTasks;
   for (const auto &task : summary.validationTasks)
     validationTasks.push_back(json::value(task));
@@ -202,6 +210,7 @@ int rankCommand(const std::vector<std::string> &args) {
                                  {"transform", options.logScale ? "log" : "none"},
                                  {"seed", options.seed},
                                  {"ensemble", options.ensemble},
+                                 {"inputs", relative ? "relative_to_baseline" : "absolute"},
                                  {"tie_ratio", options.tieRatio}}}};
   writeJson(flags.at("out"), rankerToJson(model));
 
@@ -229,10 +238,18 @@ int rankCommand(const std::vector<std::string> &args) {
 }
 
 int scoreCommand(const std::vector<std::string> &args) {
-  const Flags flags = parseFlags(args, {"ranker"});
+  const Flags flags = parseFlags(args, {"ranker", "baselines"});
   if (!flags.count("ranker"))
     throw std::invalid_argument("--ranker FILE is required");
   const RankerModel model = loadRanker(flags.at("ranker"));
+  // A ranker that scores against the task: each line's task's baseline.cu row of --baselines.
+  std::map<std::string, FeatureVector> baselines;
+  if (model.relativeToBaseline) {
+    if (!flags.count("baselines"))
+      throw std::invalid_argument("this ranker scores a kernel against its task's baseline: give --baselines "
+                                  "DATA.jsonl (rank's data, whose baseline.cu rows are the references)");
+    baselines = taskBaselines(loadRankerData(flags.at("baselines")));
+  }
   std::string line;
   while (std::getline(std::cin, line)) {
     if (line.empty())
@@ -250,10 +267,19 @@ int scoreCommand(const std::vector<std::string> &args) {
     // The line's extended features and unknown list, as a report or an export has them.
     readExtendedFeatures(parsed.as_object().if_contains("extended"), features);
     readUnknownFeatures(parsed.as_object().if_contains("features_unknown"), features);
+    const FeatureVector *baseline = nullptr;
+    if (model.relativeToBaseline) {
+      const auto *task = parsed.as_object().if_contains("task");
+      const auto found = task && task->is_string() ? baselines.find(std::string(task->get_string())) : baselines.end();
+      if (found == baselines.end())
+        throw std::invalid_argument("a line's \"task\" is missing or has no baseline.cu row in --baselines");
+      baseline = &found->second;
+    }
     // A doubted entry walk's sized launches: the lowest score, as R_str takes it (rankerScoreAcrossLaunches).
-    const double score =
-        lowestScoreAcrossLaunches(features, standingLaunchShapes(parsed.as_object()),
-                                  [&](const FeatureVector &vector) { return torchRankerScore(model, vector); });
+    const double score = lowestScoreAcrossLaunches(
+        features, standingLaunchShapes(parsed.as_object()), [&](const FeatureVector &vector) {
+          return torchRankerScore(model, rankerFeatures(model, vector, baseline));
+        });
     char buffer[64];
     std::snprintf(buffer, sizeof buffer, "%.17g", score);
     std::cout << buffer << "\n";

@@ -125,6 +125,30 @@ RankerDataset loadRankerData(const std::filesystem::path &file) {
   return parseRankerData(text.str(), file.string());
 }
 
+std::map<std::string, FeatureVector> taskBaselines(const RankerDataset &data) {
+  std::map<std::string, FeatureVector> baselines;
+  for (const auto &sample : data.samples) {
+    const std::string &variant = sample.variant;
+    const std::string_view name = "baseline.cu";
+    if (variant == name || (variant.size() > name.size() && variant.ends_with("/baseline.cu")))
+      baselines.emplace(sample.task, sample.features); // the first, should a task list two
+  }
+  return baselines;
+}
+
+void makeRelativeToTaskBaselines(RankerDataset &data) {
+  const auto baselines = taskBaselines(data);
+  std::string missing;
+  for (const auto &task : data.tasks)
+    if (!baselines.count(task))
+      missing += (missing.empty() ? "" : ", ") + task;
+  if (!missing.empty())
+    throw std::invalid_argument("inputs relative to the task's baseline: no passing baseline.cu evaluation of " +
+                                missing);
+  for (auto &sample : data.samples)
+    sample.features = featuresRelativeToBaseline(sample.features, baselines.at(sample.task));
+}
+
 std::vector<RankPair> rankPairs(const RankerDataset &data, const std::vector<std::string> &tasks, PairMode mode,
                                 double tieRatio) {
   std::vector<RankPair> pairs;

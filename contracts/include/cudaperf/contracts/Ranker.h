@@ -59,6 +59,11 @@ struct RankerModel {
   // own normalisation and the same inputs; the score is the mean over this network and these (empty:
   // this network alone). A member has no members of its own.
   std::vector<RankerModel> ensemble;
+  // The network reads a candidate against its task: the 11 as
+  // featuresRelativeToBaseline of the candidate's and the task baseline's
+  // (ranker.json "relative_to_baseline": true; members share it). Without the
+  // baseline's vector such a model cannot score.
+  bool relativeToBaseline = false;
   std::string dataHash;
   boost::json::value metrics; // training and held-out metrics, as exported
 };
@@ -90,6 +95,21 @@ boost::json::value rankerToJson(const RankerModel &model);
 // training mean) for a feature the analysis marked unknown. Of the top-level
 // network (an ensemble member has its own mu and sigma).
 std::vector<double> rankerInput(const RankerModel &model, const FeatureVector &features);
+
+// A candidate's 11 against its task baseline's: for coal, occ and div (scores in
+// [0, 1]) the difference phi - phi_b; for the others, counts over orders of
+// magnitude, signed_log1p(phi) - signed_log1p(phi_b), a log ratio that stays
+// finite at 0. The extended features stay the candidate's own: they already
+// say what a kernel does (vector width, bank ways, launch size), and made
+// relative they validated worse (docs/ranker.md). A feature unknown on either
+// side is unknown: the network reads it as its training mean.
+FeatureVector featuresRelativeToBaseline(const FeatureVector &candidate, const FeatureVector &baseline);
+
+// What the model's network reads: the candidate's vector, or with
+// relativeToBaseline featuresRelativeToBaseline(candidate, *baseline). Throws
+// std::invalid_argument where the model needs a baseline and none is given.
+FeatureVector rankerFeatures(const RankerModel &model, const FeatureVector &candidate,
+                             const FeatureVector *baseline);
 
 // The score of one candidate (higher: expected faster): the mean of the
 // ensemble's networks' scores (the one network's without an ensemble).

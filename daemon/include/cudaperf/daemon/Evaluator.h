@@ -60,9 +60,11 @@ public:
   // analyze() and a sandboxed compile for ptxas's facts (registers, spills,
   // shared memory) of each kernel, and the occupancy they allow.
   boost::json::object analyzeAndCompile(const std::string &source, const std::string &fileName, const std::string &arch,
-                                        const EntryBinding &entry = {});
+                                        const EntryBinding &entry = {}, const TaskSpec *task = nullptr);
+  // task: the task the source is scored against, where the ranker reads a
+  // candidate relative to its task's baseline (none: such a ranker gives no r_str).
   boost::json::object analyze(const std::string &source, const std::string &fileName, const std::string &arch,
-                              const EntryBinding &entry = {});
+                              const EntryBinding &entry = {}, const TaskSpec *task = nullptr);
 
   bool analysisAvailable() const;
   // Not empty when this daemon refuses to score (no isolation): why.
@@ -87,11 +89,27 @@ private:
     std::optional<double> score;
     std::string rankerHash; // empty: no ranker loaded
     std::string note;       // why a report with features has no score (the answer's r_str_note)
+    // The ranker reads a candidate against its task's baseline and that was
+    // missing: the machine's gap (no R_str, nothing stored), not the candidate's floor.
+    bool baselineMissing = false;
   };
-  RankerScore scoreWithRanker(const AnalysisStage &analysis) const;
-  // The loaded ranker's score of the task's baseline.cu, cached per task and
-  // ranker: what R_str is measured from. nullopt: no baseline, ranker or analysis.
-  std::optional<double> baselineStructuralScore(const TaskSpec &task, const std::string &rankerHash);
+  // The task's baseline.cu as R_str measures from it: its analysis (the
+  // reference of a ranker with relativeToBaseline) and its score.
+  struct TaskBaseline {
+    AnalysisStage analysis;
+    double score = 0;
+  };
+  // baseline: the task's, where the ranker reads candidates against it (taskNamed: false where no task
+  // was named, which the note of a missing baseline says).
+  RankerScore scoreWithRanker(const AnalysisStage &analysis, const AnalysisStage *baseline,
+                              bool taskNamed = true) const;
+  // The analysis without a score (the baseline's own is made against itself).
+  boost::json::object analysisReport(const std::string &source, const std::string &fileName, const std::string &arch,
+                                     const EntryBinding &entry);
+  // The task's baseline.cu analysed and scored by the loaded ranker, cached per
+  // task and ranker. nullptr: no baseline, ranker or analysis.
+  std::shared_ptr<const TaskBaseline> taskBaseline(const TaskSpec &task, const std::string &rankerHash);
+  bool rankerReadsBaseline() const;
   std::string requestKey(const EvaluationRequest &request, const std::string &taskJson) const;
   std::string rankerHashNow() const;
 
@@ -111,11 +129,11 @@ private:
   std::string isolationProblem_; // not empty: the sandbox cannot isolate, nothing is scored
   std::unique_ptr<AnalysisPool> analysis_;
   std::mutex baselineScoresMutex_;
-  struct BaselineScore {
+  struct BaselineEntry {
     std::string rankerHash;
-    std::shared_future<std::optional<double>> score;
+    std::shared_future<std::shared_ptr<const TaskBaseline>> baseline;
   };
-  std::map<std::string, BaselineScore> baselineScores_; // by task: successes only, once computed
+  std::map<std::string, BaselineEntry> baselineScores_; // by task: successes only, once computed
   std::mutex answersMutex_;
   std::unordered_map<std::string, std::string> answers_; // key -> serialized cached answer (bounded)
 };

@@ -10,6 +10,7 @@
 
 #include <cstddef>
 #include <filesystem>
+#include <map>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -42,6 +43,16 @@ RankerDataset parseRankerData(std::string_view text, std::string_view sourceName
 RankerDataset loadRankerData(const std::filesystem::path &file);
 // The daemon's store, through its JSONL export.
 RankerDataset loadRankerDataFromStore(const std::filesystem::path &database);
+
+// Each task's baseline.cu evaluation (a sample whose variant is baseline.cu or
+// ends in /baseline.cu), by task: the reference of a ranker that scores a
+// candidate against its task (RankerModel::relativeToBaseline).
+std::map<std::string, FeatureVector> taskBaselines(const RankerDataset &data);
+
+// Every sample's 11 made relative to its task baseline's
+// (featuresRelativeToBaseline), as such a ranker reads them. Throws
+// std::invalid_argument naming the tasks that have no baseline evaluation.
+void makeRelativeToTaskBaselines(RankerDataset &data);
 
 // Which pairs of one task's samples train the ranker.
 enum class PairMode {
