@@ -242,7 +242,7 @@ bool Evaluator::rankerReadsBaseline() const {
 }
 
 Evaluator::RankerScore Evaluator::scoreWithRanker(const AnalysisStage &analysis, const AnalysisStage *baseline,
-                                                  bool taskNamed) const {
+                                                  NoBaseline absent) const {
   std::shared_lock lock(rankerMutex_); // the score and the ranker it came from, read together
   if (!ranker_)
     return {};
@@ -259,15 +259,26 @@ Evaluator::RankerScore Evaluator::scoreWithRanker(const AnalysisStage &analysis,
                   "R_str is the floor (r_str_unreadable)";
     return scored;
   }
+  // The floor's cases first: a source whose code that runs cannot be read is
+  // the floor whatever the baseline.
+  if (!analysis.devicePassFeatures && analysis.devicePassExpected) {
+    scored.note = "the device side of the source (what nvcc builds) could not be analysed: R_str is the floor "
+                  "(r_str_unreadable)";
+    return scored;
+  }
   // A ranker that reads the candidate against its task: the baseline's vector
   // of the same pass (its host pass where it has no device pass of its own).
   const FeatureVector *baselineHost = nullptr, *baselineDevice = nullptr;
   if (ranker_->relativeToBaseline) {
     if (!baseline || !baseline->features) {
       scored.baselineMissing = true;
-      scored.note = taskNamed ? "the task's baseline.cu could not be analysed, and this ranker scores a kernel "
-                                "against it: no R_str"
-                              : "this ranker scores a kernel against its task's baseline: name the task for an r_str";
+      scored.note = absent == NoBaseline::NoTaskNamed
+                        ? "this ranker scores a kernel against its task's baseline: name the task for an r_str"
+                    : absent == NoBaseline::TaskHasNone
+                        ? "this ranker scores a kernel against its task's baseline.cu, and this task has none "
+                          "(an imported task): no R_str"
+                        : "the task's baseline.cu could not be analysed, and this ranker scores a kernel against "
+                          "it: no R_str";
       return scored;
     }
     baselineHost = &*baseline->features;
@@ -280,32 +291,33 @@ Evaluator::RankerScore Evaluator::scoreWithRanker(const AnalysisStage &analysis,
     });
   };
   double lowest = score(*analysis.features, baselineHost);
-  if (analysis.devicePassFeatures) {
+  if (analysis.devicePassFeatures)
     lowest = std::min(lowest, score(*analysis.devicePassFeatures, baselineDevice)); // of the two sides, the lower
-  } else if (analysis.devicePassExpected) {
-    scored.note = "the device side of the source (what nvcc builds) could not be analysed: R_str is the floor "
-                  "(r_str_unreadable)";
-    return scored;
-  }
   scored.score = lowest;
   return scored;
 }
 
-std::shared_ptr<const Evaluator::TaskBaseline> Evaluator::taskBaseline(const TaskSpec &task,
-                                                                       const std::string &rankerHash) {
+std::shared_ptr<const Evaluator::TaskBaseline>
+Evaluator::taskBaseline(const TaskSpec &task, const std::string &rankerHash, const std::string &arch) {
   if (!task.baseline || rankerHash.empty() || !analysis_)
     return nullptr;
+  const std::string key = task.name + "@" + arch;
+  // An evaluation that began before a reload computes its own, never
+  // replacing the loaded ranker's entry with its older one.
+  const bool current = rankerHash == rankerHashNow();
   std::shared_future<std::shared_ptr<const TaskBaseline>> known;
   std::promise<std::shared_ptr<const TaskBaseline>> promise;
+  bool cached = false;
   {
-    // One analysis per task and ranker: the first evaluation of a task
+    // One analysis per task, arch and ranker: the first evaluation of a task
     // computes it, the others of its batch wait for that one.
     std::lock_guard lock(baselineScoresMutex_);
-    auto entry = baselineScores_.find(task.name);
+    auto entry = baselineScores_.find(key);
     if (entry != baselineScores_.end() && entry->second.rankerHash == rankerHash) {
       known = entry->second.baseline;
-    } else {
-      baselineScores_[task.name] = {rankerHash, promise.get_future().share()};
+    } else if (current) {
+      baselineScores_[key] = {rankerHash, promise.get_future().share()};
+      cached = true;
     }
   }
   if (known.valid())
@@ -314,7 +326,7 @@ std::shared_ptr<const Evaluator::TaskBaseline> Evaluator::taskBaseline(const Tas
   std::string problem;
   try {
     AnalysisStage analysis = AnalysisStage::fromReport(
-        analysisReport(readTextFile(task.baseline->string()), "baseline.cu", config_.arch, EntryBinding::of(task)));
+        analysisReport(readTextFile(task.baseline->string()), "baseline.cu", arch, EntryBinding::of(task)));
     // Against itself where the ranker reads a baseline: every one of the 11 relative features 0.
     const RankerScore scored = scoreWithRanker(analysis, &analysis);
     if (scored.rankerHash != rankerHash)
@@ -330,8 +342,10 @@ std::shared_ptr<const Evaluator::TaskBaseline> Evaluator::taskBaseline(const Tas
   if (!baseline) { // not kept: the next evaluation of the task tries again
     spdlog::warn("task {}: no structural score of its baseline ({}): its answers meanwhile are not stored", task.name,
                  problem);
+    if (!cached)
+      return baseline;
     std::lock_guard lock(baselineScoresMutex_);
-    if (auto entry = baselineScores_.find(task.name);
+    if (auto entry = baselineScores_.find(key);
         entry != baselineScores_.end() && entry->second.rankerHash == rankerHash)
       baselineScores_.erase(entry);
   }
@@ -362,8 +376,8 @@ json::object Evaluator::analyzeAndCompile(const std::string &source, const std::
   return report;
 }
 
-json::object Evaluator::analysisReport(const std::string &source, const std::string &fileName,
-                                       const std::string &arch, const EntryBinding &entry) {
+json::object Evaluator::analysisReport(const std::string &source, const std::string &fileName, const std::string &arch,
+                                       const EntryBinding &entry) {
   if (!analysis_)
     return {{"error", isolationProblem_.empty()
                           ? "this cudaperfd has no analysis server (built without the Clang development files)"
@@ -383,9 +397,12 @@ json::object Evaluator::analyze(const std::string &source, const std::string &fi
     return report;
   std::shared_ptr<const TaskBaseline> baseline;
   if (task && rankerReadsBaseline())
-    baseline = taskBaseline(*task, rankerHashNow());
+    baseline = taskBaseline(*task, rankerHashNow(), arch); // the baseline read for the same arch
   const RankerScore scored =
-      scoreWithRanker(AnalysisStage::fromReport(report), baseline ? &baseline->analysis : nullptr, task != nullptr);
+      scoreWithRanker(AnalysisStage::fromReport(report), baseline ? &baseline->analysis : nullptr,
+                      !task            ? NoBaseline::NoTaskNamed
+                      : task->baseline ? NoBaseline::NotAnalysed
+                                       : NoBaseline::TaskHasNone);
   if (scored.score)
     report["r_str"] = *scored.score;
   else if (!scored.note.empty())
@@ -558,7 +575,7 @@ json::object Evaluator::compute(const EvaluationRequest &request, const Prepared
     json::object features;
     try {
       features = analysisReport(request.source, "candidate.cu", config_.arch, EntryBinding::of(*task.spec));
-      if (needsBaseline && (baseline = taskBaseline(*task.spec, rankerHash)))
+      if (needsBaseline && (baseline = taskBaseline(*task.spec, rankerHash, config_.arch)))
         baselineScore = baseline->score;
     } catch (const std::exception &error) {
       features = json::object{{"error", error.what()}};
@@ -640,11 +657,14 @@ json::object Evaluator::compute(const EvaluationRequest &request, const Prepared
   // What ptxas says of the code that runs, beside what the analysis reads in the source.
   result["features"].as_object()["ptxas"] =
       ptxasFactsJson(compiled.kernels, analysis.ok() ? &analysis.report : nullptr, config_.arch);
-  RankerScore candidateScore = scoreWithRanker(analysis, baseline ? &baseline->analysis : nullptr);
-  if (candidateScore.score && compiled.ok)
+  RankerScore candidateScore = scoreWithRanker(analysis, baseline ? &baseline->analysis : nullptr,
+                                               task.spec->baseline ? NoBaseline::NotAnalysed : NoBaseline::TaskHasNone);
+  // Checked with or without a baseline to read the candidate against: a missing baseline never spares the floor.
+  if ((candidateScore.score || candidateScore.baselineMissing) && compiled.ok)
     if (auto problem = analysisDisagreesWithBuild(analysis.report, compiled.kernels)) {
       // The report describes other code than nvcc built: nothing of it to score.
       candidateScore.score.reset();
+      candidateScore.baselineMissing = false;
       candidateScore.note = *problem + ": R_str is the floor (r_str_unreadable)";
     }
 
@@ -720,11 +740,13 @@ json::object Evaluator::compute(const EvaluationRequest &request, const Prepared
   result["status"] = status;
   RewardStage reward = assembleReward(status, judgedRun.outcome, std::nullopt, config_.reward);
   if (candidateScore.baselineMissing) {
-    // The ranker reads the candidate against a baseline the machine could not
-    // analyse: no R_str, and the answer not stored (the next may have it).
+    // The ranker reads the candidate against a baseline there is not: no
+    // R_str. Not stored where the task has one the machine could not analyse
+    // (the next may have it); a task without one always answers so.
     setStructuralReward(reward, std::nullopt, std::nullopt, config_.reward);
     reward.rStrNote = candidateScore.note;
-    storable = false;
+    if (task.spec->baseline)
+      storable = false;
   } else if (!candidateScore.rankerHash.empty() && analysis_ && !candidateScore.score) {
     // A source the analysis cannot read (a parse error, an #error only
     // Clang sees, a macro bomb past the deadline) has no structure to

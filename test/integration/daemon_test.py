@@ -1012,6 +1012,56 @@ class TrainedRankerTest(unittest.TestCase):
                 finally:
                     daemon.stop()
 
+    def test_a_missing_baseline_never_spares_the_floor(self):
+        """transpose with a baseline.cu the analysis cannot read: an honest tile gets no R_str (the machine's
+        gap), but test/hostile/transpose/overload_decoy.cu (code the build does not have) still gets the floor:
+        a policy gains nothing from a baseline the daemon could not read."""
+        with tempfile.TemporaryDirectory() as workdir:
+            tasks = os.path.join(workdir, "tasks")
+            shutil.copytree(os.path.join(TASKS, "transpose"), os.path.join(tasks, "transpose"))
+            with open(os.path.join(tasks, "transpose", "baseline.cu"), "a") as baseline:
+                baseline.write(CLANG_ONLY_CRASHER)
+            daemon = DaemonProcess(None, tasks, os.path.join(workdir, "run"), "--gpus", "", "--ranker",
+                                   BUNDLED_RANKER, binary=CUDAPERFD)
+            try:
+                status, decoy = daemon.post("/v1/evaluate", {"task": "transpose",
+                                                             "source": read_hostile("transpose", "overload_decoy.cu")})
+                self.assertEqual(status, 200, decoy)
+                self.assertEqual(decoy["reward"]["r_str"], -4.0, decoy["reward"])
+                self.assertIn("which nvcc did not build", decoy["reward"]["r_str_note"])
+                status, honest = daemon.post("/v1/evaluate", {"task": "transpose", "source": open(
+                    os.path.join(TASKS, "transpose", "variants", "tiled_padded.cu")).read()})
+                self.assertEqual(status, 200, honest)
+                self.assertIsNone(honest["reward"]["r_str"], honest["reward"])
+            finally:
+                daemon.stop()
+
+    def test_a_task_without_a_baseline_cu_has_no_r_str_and_is_stored(self):
+        """A task with no baseline.cu (as an imported KernelBench task has none): the bundled ranker has nothing to
+        read a kernel against, so no R_str, a note that says so, and (the task's own property, not the machine's
+        gap) the answer is stored: the same request again is served from the store."""
+        with tempfile.TemporaryDirectory() as workdir:
+            tasks = os.path.join(workdir, "tasks")
+            shutil.copytree(os.path.join(TASKS, "vector_add"), os.path.join(tasks, "vector_add"))
+            os.remove(os.path.join(tasks, "vector_add", "baseline.cu"))
+            daemon = DaemonProcess(None, tasks, os.path.join(workdir, "run"), "--gpus", "", "--ranker",
+                                   BUNDLED_RANKER, binary=CUDAPERFD)
+            try:
+                body = {"task": "vector_add", "source": variant("no-baseline-task")}
+                status, first = daemon.post("/v1/evaluate", body)
+                self.assertEqual(status, 200, first)
+                self.assertIsNone(first["reward"]["r_str"], first["reward"])
+                self.assertIn("this task has none", first["reward"]["r_str_note"])
+                status, again = daemon.post("/v1/evaluate", body)
+                self.assertEqual(status, 200, again)
+                self.assertTrue(again["cached"], again)
+                status, analyzed = daemon.post("/v1/analyze", {"source": body["source"], "task": "vector_add"})
+                self.assertEqual(status, 200, analyzed)
+                self.assertNotIn("r_str", analyzed)
+                self.assertIn("this task has none", analyzed["r_str_note"])
+            finally:
+                daemon.stop()
+
     def test_the_bundled_ranker_needs_the_task_to_score(self):
         """/v1/analyze of a source with no task: the bundled ranker, which reads a kernel against its task's
         baseline, gives no r_str but a note that says to name the task; with the task, an r_str, and the

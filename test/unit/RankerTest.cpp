@@ -394,7 +394,7 @@ TEST(RankerRelative, TheElevenAgainstTheBaselineByHand) {
   candidate.occ = 0.5, baseline.occ = 1.0;
   candidate.gmem = 64, baseline.gmem = 16;
   candidate.sync = 0, baseline.sync = 3;
-  candidate.ai = -2, baseline.ai = 0; // signed: -ln 3
+  candidate.ai = -2, baseline.ai = 0;                  // signed: -ln 3
   candidate.extended[0] = 4, baseline.extended[0] = 1; // bank: the candidate's own
   const FeatureVector relative = featuresRelativeToBaseline(candidate, baseline);
   EXPECT_NEAR(relative.coal, 0.4, 1e-12);

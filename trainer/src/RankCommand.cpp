@@ -80,9 +80,10 @@ void writeJson(const std::filesystem::path &file, const json::value &value) {
 } // namespace
 
 int rankCommand(const std::vector<std::string> &args) {
-  const Flags flags = parseFlags(args, {"data", "db", "out", "metrics", "pairs", "hidden", "activation", "epochs",
-                                        "patience", "lr", "weight-decay", "seed", "folds", "repeats", "tie-ratio",
-                                        "transform", "features", "monotone", "ensemble"},
+  const Flags flags = parseFlags(args,
+                                 {"data", "db", "out", "metrics", "pairs", "hidden", "activation", "epochs", "patience",
+                                  "lr", "weight-decay", "seed", "folds", "repeats", "tie-ratio", "transform",
+                                  "features", "monotone", "ensemble"},
                                  {"relative-to-baseline"});
   if (!flags.count("data") == !flags.count("db"))
     throw std::invalid_argument("give exactly one of --data FILE.jsonl and --db FILE.sqlite");
@@ -276,8 +277,8 @@ int scoreCommand(const std::vector<std::string> &args) {
       baseline = &found->second;
     }
     // A doubted entry walk's sized launches: the lowest score, as R_str takes it (rankerScoreAcrossLaunches).
-    const double score = lowestScoreAcrossLaunches(
-        features, standingLaunchShapes(parsed.as_object()), [&](const FeatureVector &vector) {
+    const double score =
+        lowestScoreAcrossLaunches(features, standingLaunchShapes(parsed.as_object()), [&](const FeatureVector &vector) {
           return torchRankerScore(model, rankerFeatures(model, vector, baseline));
         });
     char buffer[64];

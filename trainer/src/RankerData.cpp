@@ -144,7 +144,9 @@ void makeRelativeToTaskBaselines(RankerDataset &data) {
       missing += (missing.empty() ? "" : ", ") + task;
   if (!missing.empty())
     throw std::invalid_argument("inputs relative to the task's baseline: no passing baseline.cu evaluation of " +
-                                missing);
+                                missing +
+                                " (a line's \"variant\" names it; the store's export has none: use the JSONL of "
+                                "scripts/collect-ranker-data)");
   for (auto &sample : data.samples)
     sample.features = featuresRelativeToBaseline(sample.features, baselines.at(sample.task));
 }

@@ -108,8 +108,7 @@ FeatureVector featuresRelativeToBaseline(const FeatureVector &candidate, const F
 // What the model's network reads: the candidate's vector, or with
 // relativeToBaseline featuresRelativeToBaseline(candidate, *baseline). Throws
 // std::invalid_argument where the model needs a baseline and none is given.
-FeatureVector rankerFeatures(const RankerModel &model, const FeatureVector &candidate,
-                             const FeatureVector *baseline);
+FeatureVector rankerFeatures(const RankerModel &model, const FeatureVector &candidate, const FeatureVector *baseline);
 
 // The score of one candidate (higher: expected faster): the mean of the
 // ensemble's networks' scores (the one network's without an ensemble).

@@ -89,8 +89,9 @@ private:
     std::optional<double> score;
     std::string rankerHash; // empty: no ranker loaded
     std::string note;       // why a report with features has no score (the answer's r_str_note)
-    // The ranker reads a candidate against its task's baseline and that was
-    // missing: the machine's gap (no R_str, nothing stored), not the candidate's floor.
+    // The ranker reads a candidate against its task's baseline and there was
+    // none to read it against (a readable candidate): no R_str, and not the
+    // candidate's floor. Stored only where the task has no baseline.cu.
     bool baselineMissing = false;
   };
   // The task's baseline.cu as R_str measures from it: its analysis (the
@@ -99,16 +100,18 @@ private:
     AnalysisStage analysis;
     double score = 0;
   };
-  // baseline: the task's, where the ranker reads candidates against it (taskNamed: false where no task
-  // was named, which the note of a missing baseline says).
+  // Why a ranker that reads candidates against their task's baseline has none: the note says which.
+  enum class NoBaseline { NotAnalysed, NoTaskNamed, TaskHasNone };
+  // baseline: the task's, where the ranker reads candidates against it; absent: why.
   RankerScore scoreWithRanker(const AnalysisStage &analysis, const AnalysisStage *baseline,
-                              bool taskNamed = true) const;
+                              NoBaseline absent = NoBaseline::NotAnalysed) const;
   // The analysis without a score (the baseline's own is made against itself).
   boost::json::object analysisReport(const std::string &source, const std::string &fileName, const std::string &arch,
                                      const EntryBinding &entry);
-  // The task's baseline.cu analysed and scored by the loaded ranker, cached per
-  // task and ranker. nullptr: no baseline, ranker or analysis.
-  std::shared_ptr<const TaskBaseline> taskBaseline(const TaskSpec &task, const std::string &rankerHash);
+  // The task's baseline.cu analysed for arch and scored by the loaded ranker,
+  // cached per task, arch and ranker. nullptr: no baseline, ranker or analysis.
+  std::shared_ptr<const TaskBaseline> taskBaseline(const TaskSpec &task, const std::string &rankerHash,
+                                                   const std::string &arch);
   bool rankerReadsBaseline() const;
   std::string requestKey(const EvaluationRequest &request, const std::string &taskJson) const;
   std::string rankerHashNow() const;
@@ -133,7 +136,7 @@ private:
     std::string rankerHash;
     std::shared_future<std::shared_ptr<const TaskBaseline>> baseline;
   };
-  std::map<std::string, BaselineEntry> baselineScores_; // by task: successes only, once computed
+  std::map<std::string, BaselineEntry> baselineScores_; // by task and arch: successes only, once computed
   std::mutex answersMutex_;
   std::unordered_map<std::string, std::string> answers_; // key -> serialized cached answer (bounded)
 };
