@@ -744,6 +744,14 @@ class TrainedRankerTest(unittest.TestCase):
                                                                                  "features_unknown") if key in report},
                                                    task="gemm")))
                     daemon_scores.append(report["r_str"])
+                # The same lines with the reference inline (kernels of no bundled task are scored so): the
+                # daemon's own report of gemm's baseline.cu, and no --baselines.
+                status, base, _ = daemon.request("POST", "/v1/analyze", {
+                    "source": open(os.path.join(TASKS, "gemm", "baseline.cu")).read(), "task": "gemm"})
+                self.assertEqual(status, 200, base)
+                reference = {key: base[key] for key in ("features", "extended", "features_unknown") if key in base}
+                inline = [json.dumps(dict({k: v for k, v in json.loads(line).items() if k != "task"},
+                                          baseline=reference)) for line in vectors]
             finally:
                 daemon.stop()
             scored = subprocess.run(SCORE, input="\n".join(vectors),
@@ -752,6 +760,15 @@ class TrainedRankerTest(unittest.TestCase):
             self.assertEqual(len(trainer_scores), len(daemon_scores))
             for ours, theirs in zip(daemon_scores, trainer_scores):
                 self.assertAlmostEqual(ours, theirs, delta=1e-6)
+            scored = subprocess.run([TRAINER, "score", "--ranker", BUNDLED_RANKER], input="\n".join(inline),
+                                    capture_output=True, text=True, timeout=120, check=True)
+            for ours, theirs in zip(daemon_scores, [float(x) for x in scored.stdout.split()]):
+                self.assertAlmostEqual(ours, theirs, delta=1e-6)
+            # Neither a task with a baseline row nor a baseline of its own: a clear error, no score.
+            refused = subprocess.run([TRAINER, "score", "--ranker", BUNDLED_RANKER], input=vectors[0],
+                                     capture_output=True, text=True, timeout=120)
+            self.assertNotEqual(refused.returncode, 0)
+            self.assertIn("baseline", refused.stderr)
             self.assertGreater(len(set(daemon_scores)), 1)  # the variants are told apart
 
     def test_a_doubt_added_to_a_poor_launch_shape_does_not_lift_r_str(self):

@@ -15,7 +15,7 @@ constexpr const char *kUsage =
     "                           [--weight-decay X] [--seed S] [--folds K] [--repeats R] [--tie-ratio X]\n"
     "                           [--features cudaperf|extended] [--monotone bank:-1,...|none] [--ensemble K]\n"
     "                           [--relative-to-baseline]\n"
-    "       cudaperf-train score --ranker ranker.json [--baselines DATA.jsonl] < features.jsonl\n"
+    "       cudaperf-train score --ranker ranker.json [--baselines DATA.jsonl] < features.jsonl (a line may carry its own \"baseline\")\n"
     "       cudaperf-train generate --model DIR --prompt TEXT [--max-new-tokens N] [--temperature T]\n"
     "                           [--top-p P] [--top-k K] [--seed S] [--device cpu|cuda] [--dtype f32|bf16|f16]\n"
     "                           [--chat] [--ids] [--ignore-eos] [--no-cuda-graph]\n"

@@ -15,6 +15,7 @@
 #include <fstream>
 #include <iostream>
 #include <map>
+#include <optional>
 #include <sstream>
 #include <stdexcept>
 
@@ -238,43 +239,57 @@ int rankCommand(const std::vector<std::string> &args) {
   return 0;
 }
 
+namespace {
+
+// A feature vector as a report or an export line has it: the 11 (at the top or under "features"), the
+// extended features and the unknown list. `where` names the object in errors.
+FeatureVector lineFeatures(const json::object &line, const std::string &where) {
+  const json::object &object =
+      line.contains("features") && line.at("features").is_object() ? line.at("features").as_object() : line;
+  FeatureVector features;
+  for (std::size_t i = 0; i < kFeatureCount; ++i) {
+    const auto *value = object.if_contains(std::string(kFeatureNames[i]));
+    if (!value || !value->is_number())
+      throw std::invalid_argument(where + "features." + std::string(kFeatureNames[i]) + " missing or not a number");
+    features[i] = value->to_number<double>();
+  }
+  readExtendedFeatures(line.if_contains("extended"), features);
+  readUnknownFeatures(line.if_contains("features_unknown"), features);
+  return features;
+}
+
+} // namespace
+
 int scoreCommand(const std::vector<std::string> &args) {
   const Flags flags = parseFlags(args, {"ranker", "baselines"});
   if (!flags.count("ranker"))
     throw std::invalid_argument("--ranker FILE is required");
   const RankerModel model = loadRanker(flags.at("ranker"));
-  // A ranker that scores against the task: each line's task's baseline.cu row of --baselines.
+  // A ranker that scores against the task: a line's own "baseline" (the reference version's vector, for
+  // kernels of no bundled task), else its task's baseline.cu row of --baselines.
   std::map<std::string, FeatureVector> baselines;
-  if (model.relativeToBaseline) {
-    if (!flags.count("baselines"))
-      throw std::invalid_argument("this ranker scores a kernel against its task's baseline: give --baselines "
-                                  "DATA.jsonl (rank's data, whose baseline.cu rows are the references)");
+  if (model.relativeToBaseline && flags.count("baselines"))
     baselines = taskBaselines(loadRankerData(flags.at("baselines")));
-  }
   std::string line;
   while (std::getline(std::cin, line)) {
     if (line.empty())
       continue;
     const json::value parsed = json::parse(line);
-    const json::object &object =
-        parsed.as_object().contains("features") ? parsed.at("features").as_object() : parsed.as_object();
-    FeatureVector features;
-    for (std::size_t i = 0; i < kFeatureCount; ++i) {
-      const auto *value = object.if_contains(std::string(kFeatureNames[i]));
-      if (!value || !value->is_number())
-        throw std::invalid_argument("features." + std::string(kFeatureNames[i]) + " missing or not a number");
-      features[i] = value->to_number<double>();
-    }
-    // The line's extended features and unknown list, as a report or an export has them.
-    readExtendedFeatures(parsed.as_object().if_contains("extended"), features);
-    readUnknownFeatures(parsed.as_object().if_contains("features_unknown"), features);
+    const FeatureVector features = lineFeatures(parsed.as_object(), "");
+    std::optional<FeatureVector> ownBaseline;
     const FeatureVector *baseline = nullptr;
     if (model.relativeToBaseline) {
+      const auto *given = parsed.as_object().if_contains("baseline");
       const auto *task = parsed.as_object().if_contains("task");
       const auto found = task && task->is_string() ? baselines.find(std::string(task->get_string())) : baselines.end();
-      if (found == baselines.end())
-        throw std::invalid_argument("a line's \"task\" is missing or has no baseline.cu row in --baselines");
-      baseline = &found->second;
+      if (given && given->is_object())
+        baseline = &ownBaseline.emplace(lineFeatures(given->as_object(), "baseline."));
+      else if (found != baselines.end())
+        baseline = &found->second;
+      else
+        throw std::invalid_argument("this ranker scores a kernel against its task's baseline: give the line a "
+                                    "\"baseline\" (the reference version's features, as a report has them) or a "
+                                    "\"task\" with a baseline.cu row in --baselines DATA.jsonl");
     }
     // A doubted entry walk's sized launches: the lowest score, as R_str takes it (rankerScoreAcrossLaunches).
     const double score =
