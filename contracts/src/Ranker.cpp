@@ -244,14 +244,17 @@ std::vector<std::size_t> defaultInputs(bool extended) {
   return inputs;
 }
 
+bool isUnitIntervalFeature(std::size_t index) {
+  const std::string_view name = featureName(index);
+  return name == "coal" || name == "occ" || name == "div";
+}
+
 FeatureVector featuresRelativeToBaseline(const FeatureVector &candidate, const FeatureVector &baseline) {
   FeatureVector relative = candidate;
   for (std::size_t i = 0; i < kFeatureCount; ++i) {
-    const std::string_view name = kFeatureNames[i];
-    const bool bounded = name == "coal" || name == "occ" || name == "div";
-    relative[i] = bounded ? candidate[i] - baseline[i]
-                          : transformFeature(FeatureTransform::SignedLog1p, candidate[i]) -
-                                transformFeature(FeatureTransform::SignedLog1p, baseline[i]);
+    relative[i] = isUnitIntervalFeature(i) ? candidate[i] - baseline[i]
+                                           : transformFeature(FeatureTransform::SignedLog1p, candidate[i]) -
+                                                 transformFeature(FeatureTransform::SignedLog1p, baseline[i]);
     if (baseline.isUnknown(i))
       relative.markUnknown(i);
   }

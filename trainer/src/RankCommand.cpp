@@ -244,14 +244,12 @@ namespace {
 // A feature vector as a report or an export line has it: the 11 (at the top or under "features"), the
 // extended features and the unknown list. `where` names the object in errors.
 FeatureVector lineFeatures(const json::object &line, const std::string &where) {
-  const json::object &object =
-      line.contains("features") && line.at("features").is_object() ? line.at("features").as_object() : line;
+  const json::value *eleven = line.if_contains("features");
   FeatureVector features;
-  for (std::size_t i = 0; i < kFeatureCount; ++i) {
-    const auto *value = object.if_contains(std::string(kFeatureNames[i]));
-    if (!value || !value->is_number())
-      throw std::invalid_argument(where + "features." + std::string(kFeatureNames[i]) + " missing or not a number");
-    features[i] = value->to_number<double>();
+  try {
+    features = featuresFromJson(eleven && eleven->is_object() ? *eleven : json::value(line));
+  } catch (const std::invalid_argument &error) {
+    throw std::invalid_argument(where + error.what());
   }
   readExtendedFeatures(line.if_contains("extended"), features);
   readUnknownFeatures(line.if_contains("features_unknown"), features);

@@ -143,11 +143,9 @@ void copyOut(torch::nn::Sequential &network, const MonotonePart &monotone, Ranke
 std::vector<FeatureTransform> featureTransforms(bool logScale, const std::vector<std::size_t> &inputs) {
   std::vector<FeatureTransform> transforms(inputs.size(), FeatureTransform::Identity);
   if (logScale)
-    for (std::size_t f = 0; f < inputs.size(); ++f) {
-      const std::string_view name = featureName(inputs[f]);
-      if (name != "coal" && name != "occ" && name != "div")
+    for (std::size_t f = 0; f < inputs.size(); ++f)
+      if (!isUnitIntervalFeature(inputs[f]))
         transforms[f] = FeatureTransform::SignedLog1p;
-    }
   return transforms;
 }
 

@@ -29,6 +29,10 @@ enum class FeatureTransform { Identity, SignedLog1p };
 
 double transformFeature(FeatureTransform transform, double value);
 
+// coal, occ and div: scores and fractions in [0, 1] already, which neither the
+// log transform nor a task-relative log ratio is for (a plain difference is).
+bool isUnitIntervalFeature(std::size_t index);
+
 // The 11 CudaPerf features, and with `extended` the extended ones after them.
 std::vector<std::size_t> defaultInputs(bool extended);
 
