@@ -10,7 +10,11 @@
 // is the control, run twice, 2 s apart, and both must find the GPU busy (a
 // dying worker's context could outlive one run, not the gap). Only the busy
 // rule: the share rule's bar is absolute, and a quiet launch-bound baseline
-// may be under it itself. Pure functions over answers.
+// may be under it itself. Before any control, the driver's own account of
+// who computed on the GPU while the candidate was timed (GpuTenants.h):
+// another process seen busy makes any timed answer the machine's, `ok` ones
+// too (their time was not their own), whatever the control would find. Pure
+// functions over answers.
 #pragma once
 
 #include <boost/json/object.hpp>
@@ -34,5 +38,19 @@ bool controlFoundGpuBusy(const boost::json::object &control);
 // one that could not run: the rejection stands. Either way the control's
 // counts go with the answer (`gpu_control`).
 boost::json::object verdictAfterControl(boost::json::object answer, const boost::json::object &control);
+
+// An answer whose time the GPU's other users could have spoilt: `ok`, or
+// rejected by a GPU-time rule (gpu_busy, gpu_share), with a timing.
+bool timedAnswer(const boost::json::object &answer);
+
+// Whether GpuTenants' look saw another process busy on the GPU (attributed:
+// `available`, a non-empty `busy_others`).
+bool tenantsFoundBusy(const boost::json::object &tenants);
+
+// A timed answer beside a busy tenant: the machine's verdict (`harness_error`,
+// `error_kind` gpu_contended, the tenants under `gpu_tenants`, a rejection
+// kept under `rejection_set_aside`). Otherwise the answer as it was, with
+// the look under `gpu_tenants`.
+boost::json::object verdictAfterTenants(boost::json::object answer, boost::json::object tenants);
 
 } // namespace cudaperf::judge

@@ -20,6 +20,7 @@
 // Exit status: 0 at the end of stdin, 2 on a malformed request stream, 3
 // after the judge's own GPU context failed (the caller starts a new judge).
 #include "GpuContention.h"
+#include "GpuTenants.h"
 #include "JudgeMemory.h"
 #include "LibraryRun.h"
 #include "SecondWorker.h"
@@ -146,6 +147,9 @@ public:
         device_.reset();
         gpu_.reset();
         deviceProblem_ = problem;
+      } else {
+        // Without the driver's library the control runs alone decide (tenantsProblem_ says why).
+        tenants_ = GpuTenants::open(gpu_->deviceUuid(), tenantsProblem_);
       }
     } else {
       deviceProblem_ = "the judge runs without a GPU (--device none)";
@@ -211,6 +215,8 @@ public:
                                                : nullptr;
       const bool oracleOnHost = !state.baseline && deviceMemory;
       const BaselineTiming *baselineTiming = state.baselineTiming ? &*state.baselineTiming : nullptr;
+      // From a second before the candidate's worker: a neighbour's sample that straddles its start counts.
+      const unsigned long long timedSinceUs = GpuTenants::nowMicros() - 1000000ull;
       json::object answer =
           runInFreshWorker(evaluation, *state.buffers, oracle, oracleOnHost, Role::Candidate, baselineTiming);
       // Worker times not believed: a liar, or an honest worker whose round
@@ -244,6 +250,11 @@ public:
       // baseline, timed by the same rule in a fresh worker once the
       // candidate's is reaped and the GPU's memory is back, twice, 2 s apart
       // (a dying worker's context could outlive one run, not the gap).
+      // First the driver's account of who else computed on this GPU meanwhile (GpuTenants.h).
+      if (deviceMemory && timedAnswer(answer))
+        answer = verdictAfterTenants(std::move(answer),
+                                     tenants_ ? tenants_->look(timedSinceUs)
+                                              : json::object{{"available", false}, {"error", tenantsProblem_}});
       int gpuControls = 0;
       if (rejectedForBusyGpu(answer) && state.baseline) {
         EvaluationRequest control = evaluation;
@@ -633,6 +644,8 @@ private:
   std::unique_ptr<Memory> host_, device_;
   std::unique_ptr<GpuControl> gpu_;
   std::string deviceProblem_;
+  std::unique_ptr<GpuTenants> tenants_; // null without NVML: tenantsProblem_ says why
+  std::string tenantsProblem_;
   std::unique_ptr<TaskState> state_;
   std::map<std::string, BaselineTiming> baselineTimings_; // by task key
   std::set<std::string> checkedBaselines_;                // task keys whose baseline passed the reference's check here
