@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdlib>
 #include <fstream>
 #include <map>
 
@@ -29,13 +30,13 @@ json::object readTenants(const std::vector<UtilisationSample> &samples, const Pr
     const auto pid = static_cast<pid_t>(sample.pid);
     if (pid > 0 && (pid == view.judge || view.ours.count(pid))) {
       ++busyOurs;
-    } else if (pid > 0 && view.alive && view.alive(pid)) {
+    } else if (pid > 0 && view.withContexts.count(sample.pid) && view.liveProcess && view.liveProcess(pid)) {
       Seen &seen = others[sample.pid];
       seen.smMax = std::max(seen.smMax, sample.smUtil);
       seen.memMax = std::max(seen.memMax, sample.memUtil);
       ++seen.count;
     } else {
-      ++unattributed; // gone, or numbered in a namespace this judge cannot see
+      ++unattributed; // gone, without a context now, or numbered in a namespace this judge cannot see
     }
   }
   // The driver's numbers are ours only if the judge's own context is listed under its own number.
@@ -81,8 +82,9 @@ unsigned long long GpuTenants::nowMicros() {
 
 namespace {
 
-// NVML's C interface as its header declares it (API 12: the v3 process list
-// with its four-field record). Declared here because the toolkit's nvml.h is
+// NVML's C interface as its header declares it: the v2 process list, whose
+// record is four fields (24 bytes) on every driver (v3's grew to 32 bytes on
+// some, under the same name). Declared here because the toolkit's nvml.h is
 // not on every build machine, and loaded with dlopen because the driver's
 // library is only on machines with a GPU.
 using NvmlReturn = int;
@@ -103,7 +105,16 @@ std::string comm(pid_t pid) {
   std::ifstream file("/proc/" + std::to_string(pid) + "/comm");
   std::string name;
   std::getline(file, name);
-  return name;
+  return printableName(name);
+}
+
+// A process, not a thread: /proc/N exists for thread ids too, and its Tgid is then another.
+bool liveProcess(pid_t pid) {
+  std::ifstream status("/proc/" + std::to_string(pid) + "/status");
+  for (std::string line; std::getline(status, line);)
+    if (line.rfind("Tgid:", 0) == 0)
+      return std::atoll(line.c_str() + 5) == pid;
+  return false;
 }
 
 class NvmlTenants final : public GpuTenants {
@@ -135,7 +146,7 @@ public:
     find("nvmlInit_v2", init);
     find("nvmlShutdown", shutdown_);
     find("nvmlDeviceGetHandleByUUID", byUuid);
-    find("nvmlDeviceGetComputeRunningProcesses_v3", processes_);
+    find("nvmlDeviceGetComputeRunningProcesses_v2", processes_);
     find("nvmlDeviceGetProcessUtilization", utilisation_);
     find("nvmlErrorString", errorString_);
     if (!problem.empty())
@@ -152,16 +163,17 @@ public:
     return true;
   }
 
-  json::object look(unsigned long long sinceUs) const override {
+  json::object look(unsigned long long sinceUs, const std::set<pid_t> &workers) const override {
     std::vector<UtilisationSample> samples;
     std::string error;
     ProcessView view;
     if (!readSamples(sinceUs, samples, error) || !readContexts(view.withContexts, error))
       return json::object{{"available", false}, {"error", error}};
     view.judge = getpid();
+    view.ours = workers;
     for (pid_t pid : processTree(view.judge))
       view.ours.insert(pid);
-    view.alive = [](pid_t pid) { return access(("/proc/" + std::to_string(pid)).c_str(), F_OK) == 0; };
+    view.liveProcess = liveProcess;
     view.name = comm;
     return readTenants(samples, view);
   }
@@ -202,18 +214,18 @@ private:
       unsigned count = static_cast<unsigned>(raw.size());
       const NvmlReturn status = processes_(device_, &count, raw.empty() ? nullptr : raw.data());
       if (status == kNvmlInsufficientSize) {
-        raw.resize(count + 8);
+        raw.resize(2 * count + 8);
         continue;
       }
       if (status != kNvmlSuccess) {
-        error = "nvmlDeviceGetComputeRunningProcesses_v3: " + why(status);
+        error = "nvmlDeviceGetComputeRunningProcesses_v2: " + why(status);
         return false;
       }
       for (unsigned k = 0; k < count && k < raw.size(); ++k)
         into.insert(raw[k].pid);
       return true;
     }
-    error = "nvmlDeviceGetComputeRunningProcesses_v3: the list kept growing";
+    error = "nvmlDeviceGetComputeRunningProcesses_v2: the list kept growing";
     return false;
   }
 

@@ -9,11 +9,10 @@
 // it launches is in the judge's process tree.
 //
 // A sample counts against the machine only when its process is provably
-// another's: alive, in this judge's view of /proc, not the judge or below
-// it, and the driver's process numbers are this judge's (the judge's own
-// process is in the driver's list of contexts on this GPU; inside some
-// containers the driver reports the host's numbers instead). Under MPS every
-// client's work is the MPS server's, the candidate's too: no attribution.
+// another's: a live process in this judge's view of /proc that holds a
+// context on the GPU, not the judge, below it or a worker it started, and the driver's process numbers are this judge's
+// (the judge's own process is in the driver's list of contexts on this GPU; inside some containers the driver reports
+// the host's numbers instead). Under MPS every client's work is the MPS server's, the candidate's too: no attribution.
 // Anything unattributable leaves the decision to the control runs.
 #pragma once
 
@@ -40,10 +39,13 @@ struct UtilisationSample {
 // What the judge knows about processes when it reads the samples.
 struct ProcessView {
   pid_t judge = 0;
-  std::set<pid_t> ours;             // the judge and every process below it
-  std::set<unsigned> withContexts;  // the driver's list of processes holding a context on the GPU
-  std::function<bool(pid_t)> alive; // in this judge's /proc
-  std::function<std::string(pid_t)> name;
+  // The judge, every process below it, and every process of a worker it
+  // started (a killed worker's sandbox init leaves the judge's tree before
+  // its CUDA context is torn down).
+  std::set<pid_t> ours;
+  std::set<unsigned> withContexts;        // the driver's list of processes holding a context on the GPU
+  std::function<bool(pid_t)> liveProcess; // a process (not a thread) alive in this judge's /proc
+  std::function<std::string(pid_t)> name; // printable (printableName)
 };
 
 // The samples read against the view: `busy_others` (pid, name, sm and
@@ -59,9 +61,10 @@ public:
   // `gpuUuid` as the judge reports it ("GPU-" and 32 hex digits).
   static std::unique_ptr<GpuTenants> open(const std::string &gpuUuid, std::string &problem);
   virtual ~GpuTenants() = default;
-  // The samples since `sinceUs` read against this judge's processes now:
-  // readTenants' object with `available` true, or `available` false and `error`.
-  virtual boost::json::object look(unsigned long long sinceUs) const = 0;
+  // The samples since `sinceUs` read against this judge's processes now
+  // and `workers` (every process of the workers it started): readTenants'
+  // object with `available` true, or `available` false and `error`.
+  virtual boost::json::object look(unsigned long long sinceUs, const std::set<pid_t> &workers) const = 0;
   // The realtime clock in microseconds, as the samples' timestamps.
   static unsigned long long nowMicros();
 };

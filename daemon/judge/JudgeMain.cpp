@@ -23,6 +23,7 @@
 #include "GpuTenants.h"
 #include "JudgeMemory.h"
 #include "LibraryRun.h"
+#include "ProcessTree.h"
 #include "SecondWorker.h"
 #include "TaskBuffers.h"
 #include "WorkerSession.h"
@@ -215,8 +216,9 @@ public:
                                                : nullptr;
       const bool oracleOnHost = !state.baseline && deviceMemory;
       const BaselineTiming *baselineTiming = state.baselineTiming ? &*state.baselineTiming : nullptr;
-      // From a second before the candidate's worker: a neighbour's sample that straddles its start counts.
-      const unsigned long long timedSinceUs = GpuTenants::nowMicros() - 1000000ull;
+      // From a little before the candidate's worker (the driver samples every 1/6 s or so): a neighbour's
+      // sample that straddles its start counts.
+      const unsigned long long timedSinceUs = GpuTenants::nowMicros() - 200000ull;
       json::object answer =
           runInFreshWorker(evaluation, *state.buffers, oracle, oracleOnHost, Role::Candidate, baselineTiming);
       // Worker times not believed: a liar, or an honest worker whose round
@@ -253,7 +255,7 @@ public:
       // First the driver's account of who else computed on this GPU meanwhile (GpuTenants.h).
       if (deviceMemory && timedAnswer(answer))
         answer = verdictAfterTenants(std::move(answer),
-                                     tenants_ ? tenants_->look(timedSinceUs)
+                                     tenants_ ? tenants_->look(timedSinceUs, workerPids_)
                                               : json::object{{"available", false}, {"error", tenantsProblem_}});
       int gpuControls = 0;
       if (rejectedForBusyGpu(answer) && state.baseline) {
@@ -543,6 +545,11 @@ private:
         awaitGpuMemoryBack();
         continue;
       }
+      // Its processes stay the judge's own in the driver's account (GpuTenants.h) after it is killed,
+      // when its sandbox init has left the judge's tree but its context may not be gone yet. A worker
+      // cannot fork: its tree is complete once it is ready.
+      for (pid_t pid : processTree(worker->treeRoot()))
+        workerPids_.insert(pid);
       // The worker's GPU must be the judge's (the probe sees only its own GPU).
       if (gpu_ && evaluation.task.memory == MemoryMode::Device && worker->readyText() != gpu_->deviceUuid()) {
         answer = {
@@ -646,6 +653,7 @@ private:
   std::string deviceProblem_;
   std::unique_ptr<GpuTenants> tenants_; // null without NVML: tenantsProblem_ says why
   std::string tenantsProblem_;
+  std::set<pid_t> workerPids_; // every process of every worker this judge ran (GpuTenants' look)
   std::unique_ptr<TaskState> state_;
   std::map<std::string, BaselineTiming> baselineTimings_; // by task key
   std::set<std::string> checkedBaselines_;                // task keys whose baseline passed the reference's check here

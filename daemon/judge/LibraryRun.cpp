@@ -72,10 +72,7 @@ json::array threadCpuDelta(const std::vector<ThreadCpu> &before, const std::vect
     for (const ThreadCpu &old : before)
       if (old.tid == thread.tid)
         earlier = old.ms;
-    std::string name = thread.name; // the worker's to choose: printable ASCII only in an answer
-    for (char &c : name)
-      if (c < 0x20 || c > 0x7e)
-        c = '?';
+    const std::string name = printableName(thread.name); // the worker's to choose
     if (thread.ms - earlier > 0.001)
       used.emplace_back(thread.ms - earlier, name);
   }

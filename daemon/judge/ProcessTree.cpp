@@ -40,6 +40,13 @@ std::vector<pid_t> childrenOf(pid_t pid) {
 
 } // namespace
 
+std::string printableName(std::string name) {
+  for (char &c : name)
+    if (static_cast<unsigned char>(c) < 0x20 || static_cast<unsigned char>(c) > 0x7e)
+      c = '?';
+  return name;
+}
+
 std::vector<pid_t> processTree(pid_t root) {
   std::vector<pid_t> pending = {root};
   for (std::size_t i = 0; i < pending.size() && i < 4096; ++i)

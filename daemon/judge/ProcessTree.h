@@ -29,6 +29,11 @@ struct ThreadCpu {
 };
 std::vector<ThreadCpu> threadCpuTimes(pid_t root);
 
+// A process's or thread's name as an answer may carry it: every byte outside
+// printable ASCII replaced by '?' (the worker chooses its names, and the
+// judge's answer line must stay one valid JSON line).
+std::string printableName(std::string name);
+
 // Stops (SIGSTOP) every process below `root` (not `root`, the sandbox's
 // init) and waits, briefly, until every thread is stopped: from then on no
 // thread of the worker can run, launch or write. Returns the processes it

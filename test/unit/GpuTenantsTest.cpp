@@ -29,7 +29,7 @@ ProcessView machine(std::set<unsigned> contexts = {kJudge, kWorker, kTrainer}) {
   view.judge = kJudge;
   view.ours = {kJudge, kWorkerInit, kWorker};
   view.withContexts = std::move(contexts);
-  view.alive = [](pid_t pid) { return names.count(pid) > 0; };
+  view.liveProcess = [](pid_t pid) { return names.count(pid) > 0; };
   view.name = [](pid_t pid) {
     const auto found = names.find(pid);
     return found == names.end() ? std::string() : found->second;
@@ -88,6 +88,27 @@ TEST(GpuTenants, EverythingBelowTheJudgeIsTheCandidatesSide) {
   const json::object look = readTenants({sample(kWorkerInit, 30), sample(kWorker, 100), sample(kJudge, 5)}, machine());
   EXPECT_TRUE(busyOthers(look).empty());
   EXPECT_EQ(look.at("busy_samples_ours").to_number<int>(), 3);
+}
+
+TEST(GpuTenants, AKilledWorkerThatLeftTheJudgesTreeIsStillTheCandidates) {
+  // Killed, its sandbox init reparented away from the judge while its
+  // context is torn down: the judge remembered its processes when it started.
+  ProcessView view = machine();
+  view.ours = {kJudge}; // no longer below the judge...
+  const json::object away = readTenants({sample(kWorker, 97)}, view);
+  EXPECT_EQ(busyOthers(away).size(), 1u); // ...and not remembered: it would pass for a neighbour
+  view.ours.insert(kWorker);              // remembered, as the judge does for every worker it runs
+  const json::object remembered = readTenants({sample(kWorker, 97)}, view);
+  EXPECT_TRUE(busyOthers(remembered).empty());
+  EXPECT_EQ(remembered.at("busy_samples_ours").to_number<int>(), 1);
+}
+
+TEST(GpuTenants, OnlyAProcessHoldingAContextIsATenant) {
+  // Alive here but not in the driver's list of contexts (a thread id of some
+  // process, a pid the driver numbered elsewhere): nobody we can name.
+  const json::object look = readTenants({sample(kWorkerInit, 0), sample(kTrainer, 55)}, machine({kJudge, kWorker}));
+  EXPECT_TRUE(busyOthers(look).empty());
+  EXPECT_EQ(look.at("busy_unattributed").to_number<int>(), 1);
 }
 
 TEST(GpuTenants, AProcessThatIsGoneCannotTakeTheCharge) {
