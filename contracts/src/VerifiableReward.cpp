@@ -29,8 +29,13 @@ VerifiableReward verifiableReward(const VerifiableOutcome &outcome, const Reward
   return reward;
 }
 
-double combinedReward(double rVer, double rStr, const RewardConfig &config) {
-  return rVer + config.lambdaStr * (std::isfinite(rStr) ? rStr : 0.0);
+double appliedStructuralReward(double rStr, const RewardConfig &config, bool compiled) {
+  const double finite = std::isfinite(rStr) ? rStr : 0.0;
+  return compiled || config.structureCreditWithoutCompile ? finite : std::min(finite, 0.0);
+}
+
+double combinedReward(double rVer, double rStr, const RewardConfig &config, bool compiled) {
+  return rVer + config.lambdaStr * appliedStructuralReward(rStr, config, compiled);
 }
 
 } // namespace cudaperf

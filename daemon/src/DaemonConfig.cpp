@@ -227,6 +227,9 @@ const std::vector<Setting> &settings() {
       {"s_min", "reward: speedup floor", [](C &c, const V &v) { c.reward.speedupMin = v.number(); }},
       {"s_max", "reward: speedup cap", [](C &c, const V &v) { c.reward.speedupMax = v.number(); }},
       {"lambda_str", "reward: structural weight", [](C &c, const V &v) { c.reward.lambdaStr = v.number(); }},
+      {"r_str_credit_without_compile",
+       "reward: true adds R_str's positive part to failed compiles and rejections too (CudaPerf's formula)",
+       [](C &c, const V &v) { c.reward.structureCreditWithoutCompile = v.boolean(); }},
       {"r_str_reference", "R_str measured from: baseline (the task's baseline.cu) or none (absolute)",
        [](C &c, const V &v) {
          c.strRelativeToBaseline = oneOf(v, {"baseline", "none"}) == "baseline";

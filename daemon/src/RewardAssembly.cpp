@@ -46,7 +46,10 @@ void setStructuralReward(RewardStage &reward, std::optional<double> candidate, s
   reward.rStrAbsolute = candidate;
   reward.rStrBaseline = candidate ? baseline : std::nullopt;
   reward.rStr = candidate && baseline ? std::optional<double>(*candidate - *baseline) : candidate;
-  reward.total = combinedReward(reward.rVer ? reward.rVer->total : 0.0, reward.rStr.value_or(0.0), config);
+  // The compile penalty marks a failed compile or a rejection (a hack): no structure credit for either.
+  const bool compiled = !(reward.rVer && reward.rVer->compile < 0);
+  reward.rStrApplied = appliedStructuralReward(reward.rStr.value_or(0.0), config, compiled);
+  reward.total = combinedReward(reward.rVer ? reward.rVer->total : 0.0, reward.rStr.value_or(0.0), config, compiled);
 }
 
 void setUnreadableStructuralReward(RewardStage &reward, double floor, const RewardConfig &config) {
@@ -64,6 +67,7 @@ json::object RewardStage::toJson() const {
   else
     out["r_ver"] = nullptr;
   out["r_str"] = rStr ? json::value(*rStr) : json::value(nullptr);
+  out["r_str_applied"] = rStrApplied; // what entered the total (combinedReward's rule)
   out["r_str_absolute"] = rStrAbsolute ? json::value(*rStrAbsolute) : json::value(nullptr);
   out["r_str_baseline"] = rStrBaseline ? json::value(*rStrBaseline) : json::value(nullptr);
   if (!rStrNote.empty())

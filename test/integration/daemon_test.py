@@ -868,6 +868,32 @@ class TrainedRankerTest(unittest.TestCase):
             finally:
                 absolute.stop()
 
+    def test_a_source_that_does_not_compile_earns_no_structure_credit(self):
+        """A failed compile (and a rejection, scored alike) takes only R_str's negative part: the padded tile
+        with an undeclared name still reads as a good transpose (R_str above 0 and reported), but its total is
+        the compile penalty alone; r_str_credit_without_compile restores CudaPerf's -3 + R_str."""
+        padded = open(os.path.join(TASKS, "transpose", "variants", "tiled_padded.cu")).read()
+        broken = padded + "\nstatic int broken_on_purpose = name_nobody_declared;\n"
+        with tempfile.TemporaryDirectory() as workdir:
+            for credit in (False, True):
+                config = os.path.join(workdir, "credit-%s.json" % credit)
+                with open(config, "w") as out:
+                    json.dump({"r_str_credit_without_compile": credit}, out)
+                daemon = Daemon(os.path.join(workdir, str(credit)), "--ranker", BUNDLED_RANKER, "--config", config)
+                try:
+                    status, answer, _ = daemon.request("POST", "/v1/evaluate", {"task": "transpose", "source": broken})
+                    self.assertEqual(status, 200, answer)
+                    self.assertEqual(answer["status"], "compile_error")
+                    reward = answer["reward"]
+                    self.assertGreater(reward["r_str"], 0, reward)
+                    if credit:
+                        self.assertAlmostEqual(reward["total"], -3.0 + reward["lambda_str"] * reward["r_str"], delta=1e-9)
+                    else:
+                        self.assertEqual(reward["r_str_applied"], 0.0)
+                        self.assertAlmostEqual(reward["total"], -3.0, delta=1e-9)
+                finally:
+                    daemon.stop()
+
     def test_a_source_only_clang_cannot_read_gets_the_floor(self):
         """test/hostile/vector_add/blind_the_analysis.cu (class 13) breaks the analysis on purpose with code
         only Clang reads; nvcc compiles it. No structure to score: R_str is the floor (r_str_unreadable,

@@ -53,6 +53,37 @@ TEST(RewardAssembly, AnOkEvaluationGetsEveryComponent) {
   EXPECT_DOUBLE_EQ(reward.at("total").as_double(), 2.49);
 }
 
+// A hack (rejected) and a failed compile are scored alike, and neither
+// earns structure credit however kernel-like its source reads; a wrong
+// answer that compiled keeps CudaPerf's both-ways structural term.
+TEST(RewardAssembly, NoStructureCreditWithoutACompile) {
+  const RewardConfig config;
+  VerifiableOutcome ran;
+  ran.compiled = true;
+  ran.testsTotal = 4;
+  for (const char *status : {"compile_error", "rejected"}) {
+    RewardStage good = assembleReward(status, ran, std::nullopt, config);
+    if (std::string(status) == "compile_error")
+      good = assembleReward(status, VerifiableOutcome{}, std::nullopt, config);
+    setStructuralReward(good, 2.6, 0.1, config); // R_str +2.5 against the baseline
+    EXPECT_DOUBLE_EQ(*good.rStr, 2.5) << status; // reported as scored
+    EXPECT_DOUBLE_EQ(good.rStrApplied, 0.0) << status;
+    EXPECT_DOUBLE_EQ(good.total, -3.0) << status;
+    EXPECT_DOUBLE_EQ(good.toJson().at("r_str_applied").as_double(), 0.0);
+    RewardStage bad = good;
+    setStructuralReward(bad, -1.0, 0.1, config); // -1.1: costs as before
+    EXPECT_DOUBLE_EQ(bad.total, -3.0 - 1.1) << status;
+  }
+  RewardStage wrong = assembleReward("wrong_answer", ran, std::nullopt, config); // 0 of 4: -2
+  setStructuralReward(wrong, 2.6, 0.1, config);
+  EXPECT_DOUBLE_EQ(wrong.total, -2.0 + 2.5);
+  RewardConfig paper;
+  paper.structureCreditWithoutCompile = true;
+  RewardStage compileError = assembleReward("compile_error", VerifiableOutcome{}, std::nullopt, paper);
+  setStructuralReward(compileError, 2.6, 0.1, paper);
+  EXPECT_DOUBLE_EQ(compileError.total, -3.0 + 2.5);
+}
+
 TEST(RewardAssembly, EachVerdictMapsToItsFormula) {
   const RewardConfig config; // speedup over the C reference
   struct Case {

@@ -27,12 +27,14 @@ JudgedOutcome judgedOutcome(const JudgeVerdict &verdict, const RewardConfig &con
 // The answer's `reward`: R_ver's components (none for no_gpu, harness_error
 // and bad_task: nothing was verified, and nothing of it is the candidate's
 // doing; a rejected candidate is scored like a failed compile), R_str,
-// lambda_str and total = R_ver + lambda_str * R_str.
+// lambda_str and total = R_ver + lambda_str * R_str (of a failed compile or
+// a rejection only R_str's negative part: combinedReward).
 struct RewardStage {
   std::optional<VerifiableReward> rVer; // nullopt: unscored
-  std::optional<double> rStr;           // what the total adds: relative to the task's baseline where measured so
+  std::optional<double> rStr;           // the structural reward: relative to the task's baseline where measured so
   std::optional<double> rStrAbsolute;   // the ranker's score of the candidate itself
   std::optional<double> rStrBaseline;   // ... and of the task's baseline.cu (nullopt: R_str is absolute)
+  double rStrApplied = 0;               // what of R_str the total adds (combinedReward's rule)
   std::string rStrNote;                 // why R_str is what it is where it is no score (the answer's r_str_note)
   double lambdaStr = 0;
   double total = 0;
