@@ -41,15 +41,17 @@ double FeatureVector::operator[](std::size_t index) const {
 double &FeatureVector::valueAt(std::size_t index) {
   if (index < kFeatureCount)
     return (*this)[index];
-  if (index >= kAllFeatureCount)
+  if (index < kAllFeatureCount)
+    return extended[index - kFeatureCount];
+  if (index >= kRankerFeatureCount)
     throw std::out_of_range("feature index out of range");
-  return extended[index - kFeatureCount];
+  return own[index - kAllFeatureCount];
 }
 
 double FeatureVector::valueAt(std::size_t index) const { return const_cast<FeatureVector &>(*this).valueAt(index); }
 
 std::optional<std::size_t> featureIndex(std::string_view name) {
-  for (std::size_t i = 0; i < kAllFeatureCount; ++i)
+  for (std::size_t i = 0; i < kRankerFeatureCount; ++i)
     if (featureName(i) == name)
       return i;
   return std::nullopt;
@@ -60,6 +62,8 @@ std::string_view featureName(std::size_t index) {
     return kFeatureNames[index];
   if (index < kAllFeatureCount)
     return kExtendedFeatureNames[index - kFeatureCount];
+  if (index < kRankerFeatureCount)
+    return kOwnFeatureNames[index - kAllFeatureCount];
   throw std::out_of_range("feature index out of range");
 }
 

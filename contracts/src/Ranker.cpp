@@ -54,7 +54,7 @@ RankerModel networkFromJson(const json::object &root, const std::string &where) 
       fail("features[" + std::to_string(i) + "]", "expected '" + std::string(kFeatureNames[i]) + "'");
     if (i >= kFeatureCount && (!index || *index < kFeatureCount ||
                                std::find(model.inputs.begin(), model.inputs.end(), *index) != model.inputs.end()))
-      fail("features[" + std::to_string(i) + "]", "expected an extended feature name, once");
+      fail("features[" + std::to_string(i) + "]", "expected an extended or own_ feature name, once");
     model.inputs.push_back(*index);
   }
   const std::size_t count = model.inputs.size();
@@ -152,6 +152,13 @@ RankerModel rankerFromJson(const json::value &document) {
       fail("relative_to_baseline", "expected true or false");
     model.relativeToBaseline = relative->get_bool();
   }
+  // The own 11 exist only beside relative ones (featuresRelativeToBaseline fills them).
+  const auto readsOwn = [](const RankerModel &network) {
+    return std::any_of(network.inputs.begin(), network.inputs.end(),
+                       [](std::size_t index) { return index >= kAllFeatureCount; });
+  };
+  if (!model.relativeToBaseline && readsOwn(model))
+    fail("features", "own_ features need \"relative_to_baseline\": true");
   if (const auto *members = root.if_contains("ensemble")) { // optional: one network
     if (!members->is_array())
       fail("ensemble", "expected an array of networks");
@@ -245,7 +252,7 @@ std::vector<std::size_t> defaultInputs(bool extended) {
 }
 
 bool isUnitIntervalFeature(std::size_t index) {
-  const std::string_view name = featureName(index);
+  const std::string_view name = featureName(index >= kAllFeatureCount ? index - kAllFeatureCount : index);
   return name == "coal" || name == "occ" || name == "div";
 }
 
@@ -257,6 +264,9 @@ FeatureVector featuresRelativeToBaseline(const FeatureVector &candidate, const F
                                                  transformFeature(FeatureTransform::SignedLog1p, baseline[i]);
     if (baseline.isUnknown(i))
       relative.markUnknown(i);
+    relative.own[i] = candidate[i];
+    if (candidate.isUnknown(i))
+      relative.markUnknown(kAllFeatureCount + i);
   }
   return relative;
 }

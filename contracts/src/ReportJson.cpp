@@ -306,7 +306,7 @@ void readUnknownFeatures(const json::value *names, FeatureVector &features) {
     throw std::invalid_argument("features_unknown: expected a list of feature names");
   for (const auto &name : names->get_array()) {
     const auto index = name.is_string() ? featureIndex(std::string_view(name.get_string())) : std::nullopt;
-    if (!index)
+    if (!index || *index >= kAllFeatureCount)
       throw std::invalid_argument("features_unknown: '" + json::serialize(name) + "' is not a feature name");
     features.markUnknown(*index);
   }

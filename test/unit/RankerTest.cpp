@@ -443,3 +443,43 @@ TEST(RankerRelative, TheFlagIsReadWrittenAndNeedsABaseline) {
   const RankerModel absolute = rankerFromJson(document());
   EXPECT_NEAR(rankerScore(absolute, rankerFeatures(absolute, candidate, &baseline)), 2.5, 1e-12);
 }
+
+// The own 11 beside the relative ones: a network that knows a task's scale
+// (a 4096-byte-per-thread GEMM and a 12-byte ReLU) and the change from its
+// baseline at once.
+TEST(RankerRelative, TheOwnElevenTravelBesideTheRelativeOnes) {
+  FeatureVector candidate, baseline;
+  candidate.gmem = 64, baseline.gmem = 16;
+  candidate.occ = 0.5, baseline.occ = 1.0;
+  candidate.markUnknown(*featureIndex("tpb"));
+  baseline.markUnknown(*featureIndex("ops")); // unknown on the baseline's side only
+  const FeatureVector relative = featuresRelativeToBaseline(candidate, baseline);
+  const std::size_t ownGmem = *featureIndex("own_gmem"), ownOcc = *featureIndex("own_occ");
+  EXPECT_EQ(ownGmem, kAllFeatureCount + 9);
+  EXPECT_EQ(featureName(kRankerFeatureCount - 1), "own_ops");
+  EXPECT_EQ(relative.valueAt(ownGmem), 64.0); // the candidate's own, untransformed
+  EXPECT_EQ(relative.valueAt(ownOcc), 0.5);
+  EXPECT_NEAR(relative.gmem, std::log(65.0 / 17.0), 1e-12);
+  EXPECT_TRUE(relative.isUnknown(*featureIndex("own_tpb")));  // the candidate's doubt
+  EXPECT_FALSE(relative.isUnknown(*featureIndex("own_ops"))); // the baseline's is not the candidate's
+  EXPECT_TRUE(relative.isUnknown(*featureIndex("ops")));
+  // Unit-interval scores stay identity-transformed in their own form too.
+  EXPECT_TRUE(isUnitIntervalFeature(ownOcc));
+  EXPECT_FALSE(isUnitIntervalFeature(ownGmem));
+}
+
+TEST(RankerRelative, OwnInputsNeedARelativeModel) {
+  json::object doc = document();
+  doc["features"].as_array().push_back("own_gmem");
+  doc["mu"].as_array().push_back(0.0);
+  doc["sigma"].as_array().push_back(1.0);
+  for (auto &row : doc["layers"].as_array()[0].as_object()["weights"].as_array())
+    row.as_array().push_back(0.0);
+  EXPECT_NE(message(doc).find("relative_to_baseline"), std::string::npos) << message(doc);
+  doc["relative_to_baseline"] = true;
+  EXPECT_EQ(message(doc), "accepted");
+  // A report's unknown list never names them: they are the ranker's inputs, not features of a kernel.
+  FeatureVector features;
+  json::value names = json::array{"own_tpb"};
+  EXPECT_THROW(readUnknownFeatures(&names, features), std::invalid_argument);
+}

@@ -110,9 +110,11 @@ int rankCommand(const std::vector<std::string> &args) {
     options.logScale = flags.at("transform") == "log";
   }
   if (flags.count("features")) {
-    if (flags.at("features") != "extended" && flags.at("features") != "cudaperf")
-      throw std::invalid_argument("--features: expected extended or cudaperf, got '" + flags.at("features") + "'");
-    options.extendedFeatures = flags.at("features") == "extended";
+    const std::string &features = flags.at("features");
+    if (features != "extended" && features != "cudaperf" && features != "extended+own")
+      throw std::invalid_argument("--features: expected extended, extended+own or cudaperf, got '" + features + "'");
+    options.extendedFeatures = features != "cudaperf";
+    options.ownFeatures = features == "extended+own";
   }
   if (flags.count("monotone"))
     options.monotone = monotoneFeatures(flags.at("monotone"));
@@ -136,6 +138,9 @@ int rankCommand(const std::vector<std::string> &args) {
   // Scored against its task: every sample's 11 relative to its task's baseline.cu row, in training,
   // validation and the export alike.
   const bool relative = flags.count("relative-to-baseline") > 0;
+  if (options.ownFeatures && !relative)
+    throw std::invalid_argument("--features extended+own: the own 11 stand beside relative ones "
+                                "(--relative-to-baseline)");
   if (relative)
     makeRelativeToTaskBaselines(data);
   std::string hidden;
@@ -148,8 +153,11 @@ int rankCommand(const std::vector<std::string> &args) {
               << data.droppedTasks.front();
   std::cout << ")\npairs: " << (options.pairs == PairMode::All ? "all" : "quartile") << ", tie ratio "
             << options.tieRatio << "; MLP " << (hidden.empty() ? "none (linear)" : hidden) << " " << options.activation
-            << "; inputs: " << (options.extendedFeatures ? "the 11 and the extended features" : "the 11") << ", "
-            << (options.logScale ? "signed log1p (but coal, occ, div)" : "as measured") << ", z-scored"
+            << "; inputs: "
+            << (options.ownFeatures        ? "the 11, the extended features and the own 11"
+                : options.extendedFeatures ? "the 11 and the extended features"
+                                           : "the 11")
+            << ", " << (options.logScale ? "signed log1p (but coal, occ, div)" : "as measured") << ", z-scored"
             << (relative ? "; the 11 relative to the task's baseline.cu" : "");
   for (std::size_t t = 0; t < options.monotone.size(); ++t)
     std::cout << (t ? ", " : "; monotone: ") << featureName(options.monotone[t].feature)

@@ -196,6 +196,9 @@ RankerModel trainNetwork(const RankerDataset &data, const std::vector<std::strin
   model.activation = options.activation;
   model.dataHash = data.hash;
   model.inputs = defaultInputs(options.extendedFeatures);
+  if (options.ownFeatures)
+    for (std::size_t i = kAllFeatureCount; i < kRankerFeatureCount; ++i)
+      model.inputs.push_back(i);
   model.transform = featureTransforms(options.logScale, model.inputs);
   // mu and sigma of the training split, after the transform.
   // Over the known values only: an unknown one is not a measurement of 0.

@@ -22,6 +22,17 @@ inline constexpr std::array<std::string_view, kExtendedFeatureCount> kExtendedFe
     "bank", "vec", "reuse", "warp", "grid_stride", "blocks", "threads"};
 inline constexpr std::size_t kAllFeatureCount = kFeatureCount + kExtendedFeatureCount;
 
+// A relative ranker's view of a candidate (featuresRelativeToBaseline): the
+// 11 above become differences from the task baseline's, and the candidate's
+// own 11 stay readable here, so a network can know a task's scale as well as
+// the candidate's change from its baseline; indices kAllFeatureCount.. in
+// the numbering of featureIndex and valueAt ("own_coal", ...). Never in a
+// report: only the ranker's inputs are made so.
+inline constexpr std::array<std::string_view, kFeatureCount> kOwnFeatureNames = {
+    "own_coal", "own_ai",      "own_occ", "own_div",  "own_xfer", "own_atomics",
+    "own_sync", "own_kernels", "own_tpb", "own_gmem", "own_ops"};
+inline constexpr std::size_t kRankerFeatureCount = kAllFeatureCount + kFeatureCount;
+
 struct FeatureVector {
   double coal = 0;    // coalescing score, mean of per-access stride scores
   double ai = 0;      // arithmetic intensity, ops / gmem
@@ -41,6 +52,8 @@ struct FeatureVector {
   std::uint32_t unknown = 0;
   // bank, vec, reuse, warp, grid_stride, blocks, threads (kExtendedFeatureNames).
   std::array<double, kExtendedFeatureCount> extended{};
+  // The candidate's own 11 where the 11 above are relative (kOwnFeatureNames); 0 otherwise.
+  std::array<double, kFeatureCount> own{};
 
   bool isUnknown(std::size_t index) const { return (unknown >> index) & 1u; }
   void markUnknown(std::size_t index) { unknown |= 1u << index; }
@@ -49,13 +62,13 @@ struct FeatureVector {
   static FeatureVector fromArray(const std::array<double, kFeatureCount> &values);
   double &operator[](std::size_t index);
   double operator[](std::size_t index) const;
-  // Over all kAllFeatureCount features: the 11, then the extended ones.
+  // Over all kRankerFeatureCount features: the 11, the extended ones, then the own 11.
   double &valueAt(std::size_t index);
   double valueAt(std::size_t index) const;
 };
 
-// Position of a feature name among the 11 then the extended ones (0 ..
-// kAllFeatureCount - 1), or nullopt for an unknown name.
+// Position of a feature name among the 11, the extended ones and the own 11
+// (0 .. kRankerFeatureCount - 1), or nullopt for an unknown name.
 std::optional<std::size_t> featureIndex(std::string_view name);
 std::string_view featureName(std::size_t index); // the inverse; throws past the end
 

@@ -106,7 +106,10 @@ std::vector<double> rankerInput(const RankerModel &model, const FeatureVector &f
 // finite at 0. The extended features stay the candidate's own: they already
 // say what a kernel does (vector width, bank ways, launch size), and made
 // relative they validated worse (docs/ranker.md). A feature unknown on either
-// side is unknown: the network reads it as its training mean.
+// side is unknown: the network reads it as its training mean. The
+// candidate's own 11 go with them (FeatureVector::own, "own_coal" ...: a
+// model may read them too, to know the task's scale), unknown where the
+// candidate's are.
 FeatureVector featuresRelativeToBaseline(const FeatureVector &candidate, const FeatureVector &baseline);
 
 // What the model's network reads: the candidate's vector, or with

@@ -32,6 +32,9 @@ struct RankerTrainingOptions {
   // the 11; false (CudaPerf's inputs) until measured data shows they help
   // (docs/ranker.md: on the bundled H200 data they do not yet).
   bool extendedFeatures = false;
+  // Also the candidate's own 11 after them (own_coal ...), beside the
+  // relative ones: only with data made relative to each task's baseline.
+  bool ownFeatures = false;
   // Features whose direction the hardware fixes (docs/ranker.md); each must
   // be among the inputs (bank and vec are extended features).
   std::vector<MonotoneFeature> monotone;
