@@ -179,6 +179,85 @@ TEST(GrpoTrainerTest, MultiTurnFollowsTheDcpGateAndTheDiagnosticLogsRecovery) {
   fs::remove_all(out);
 }
 
+namespace {
+
+// A daemon whose machine cannot judge one task's answers (its GPU taken by
+// another process, say): those come back as the machine's verdict after the
+// client's last attempt; the rest as the text scorer says. `everything`:
+// no answer can be judged. `silent`: no HTTP answer at all.
+class PartlyBrokenMachine : public RewardSource {
+public:
+  std::vector<RewardAnswer> evaluate(const std::vector<RewardRequest> &requests) override {
+    if (broken.empty())
+      broken = requests.front().task;
+    std::vector<RewardAnswer> out = judged.evaluate(requests);
+    for (std::size_t i = 0; i < requests.size(); ++i) {
+      if (!everything && !silent && requests[i].task != broken)
+        continue;
+      RewardAnswer machine;
+      machine.httpStatus = silent ? 0 : 200;
+      machine.attempts = 6;
+      machine.error = "the daemon could not judge the answer (harness_error): gpu_contended";
+      if (!silent)
+        machine.body = json::object{{"status", "harness_error"}, {"machine_verdict", true}};
+      machine.status = silent ? "" : "harness_error";
+      out[i] = machine;
+    }
+    return out;
+  }
+  TextScorer judged;
+  std::string broken;
+  bool everything = false, silent = false;
+};
+
+} // namespace
+
+// A group with an answer the machine could not judge is left out of the step
+// (never scored as a failure, nor as 0), the other groups train; a step whose
+// every group is left out stops the run, as does a daemon that never answers.
+TEST(GrpoTrainerTest, AGroupTheMachineCannotJudgeIsLeftOut) {
+  const fs::path model = makeModel("unjudged");
+  const fs::path out = model.string() + "-out";
+  fs::remove_all(out);
+  GrpoConfig config = tinyConfig(model, out);
+  config.steps = 1;
+  config.maxTurns = 2;
+  config.dcpTauMin = 1; // every group with a failure would take turn 2
+  config.dcpTauMax = 3;
+  config.checkpointEvery = 0;
+  {
+    PartlyBrokenMachine machine;
+    GrpoTrainer trainer(config, machine);
+    const auto record = trainer.step();
+    EXPECT_EQ(record.at("groups_unjudged").to_number<double>(), 1.0);
+    EXPECT_EQ(record.at("answers_unjudged").to_number<double>(), 3.0); // its 3 first-turn answers
+    // The judged group's 3 first-turn answers are the whole pass-rate denominator: none of the broken
+    // task's answers reached turn 2 (they would have been sent with their daemon's feedback).
+    const int secondTurns = machine.judged.calls - 6;
+    EXPECT_LE(secondTurns, 3);
+    EXPECT_EQ(record.at("reward_mean").is_double(), true);
+  }
+  {
+    PartlyBrokenMachine machine;
+    machine.everything = true;
+    GrpoTrainer trainer(config, machine);
+    try {
+      trainer.step();
+      ADD_FAILURE() << "a step with no judged group must stop the run";
+    } catch (const std::runtime_error &error) {
+      EXPECT_NE(std::string(error.what()).find("could not judge any group"), std::string::npos) << error.what();
+    }
+  }
+  {
+    PartlyBrokenMachine machine;
+    machine.silent = true;
+    GrpoTrainer trainer(config, machine);
+    EXPECT_THROW(trainer.step(), std::runtime_error); // no daemon: the machine's, the run stops
+  }
+  fs::remove_all(model);
+  fs::remove_all(out);
+}
+
 TEST(GrpoConfigTest, UnknownKeysAndBadValuesAreErrors) {
   EXPECT_THROW(GrpoConfig::fromJsonText(R"({"model":"m","learning_rat":1e-5})", "c.json"), std::invalid_argument);
   EXPECT_THROW(GrpoConfig::fromJsonText(R"({"model":"m","group":"four"})", "c.json"), std::invalid_argument);

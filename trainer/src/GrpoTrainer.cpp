@@ -73,6 +73,10 @@ struct GrpoTrainer::Trajectory {
   TrajectoryOutcomes outcomes;
   std::vector<RewardAnswer> answers;
   bool done = false;
+  // The machine could not judge one of its answers, even after the reward
+  // client's retries (a GPU another process kept busy, no worker): its group
+  // is left out of the step, never scored as anything.
+  bool unjudged = false;
 };
 
 GrpoTrainer::GrpoTrainer(GrpoConfig config, RewardSource &rewards, DataParallel *parallel)
@@ -165,8 +169,11 @@ json::object GrpoTrainer::step() {
   std::vector<bool> groupActive(groups.size(), true);
   std::vector<int> passedPerTurn(config_.maxTurns + 1, 0), tookTurn(config_.maxTurns + 1, 0);
   int admittedAfterFirst = 0, groupsWithFailuresAfterFirst = 0;
-  int diagnosticTrials = 0, diagnosticRecovered = 0;
+  int diagnosticTrials = 0, diagnosticRecovered = 0, unjudgedAnswers = 0;
   std::vector<double> rewardsFirstTurn, rVerFirstTurn, rStrFirstTurn;
+  const auto unjudgedGroup = [](const std::vector<Trajectory> &group) {
+    return std::any_of(group.begin(), group.end(), [](const Trajectory &row) { return row.unjudged; });
+  };
 
   // Generate and score one turn for the given trajectories; train on it or not.
   auto playTurn = [&](std::vector<Trajectory *> rows, int turn, bool trained) {
@@ -214,6 +221,14 @@ json::object GrpoTrainer::step() {
         answer.status = "request_refused";
         answer.reward = std::numeric_limits<double>::quiet_NaN();
         answer.feedback = "The reward server refused the answer: " + answer.error;
+      } else if (!answer.ok && answer.httpStatus == 200 && !answer.body.empty()) {
+        // The machine's verdict after the client's last attempt: this completion cannot be scored now.
+        passed.push_back(false);
+        if (trained) {
+          rows[i]->unjudged = rows[i]->done = true;
+          ++unjudgedAnswers;
+        }
+        continue;
       } else if (!answer.ok) {
         throw std::runtime_error("grpo: the reward request for task '" + requests[i].task +
                                  "' failed: " + answer.error);
@@ -254,6 +269,8 @@ json::object GrpoTrainer::step() {
     playTurn(rows, turn, true);
     std::vector<Trajectory> diagnostic; // copies: their extra turn is not trained on
     for (std::size_t g = 0; g < groups.size(); ++g) {
+      if (groupActive[g] && unjudgedGroup(groups[g]))
+        groupActive[g] = false; // left out of the step: no more turns either
       if (!groupActive[g])
         continue;
       std::vector<TrajectoryOutcomes> outcomes;
@@ -305,8 +322,12 @@ json::object GrpoTrainer::step() {
     std::vector<double> advantages; // per turn
   };
   std::vector<Row> rows;
-  int zeroStdGroups = 0;
+  int zeroStdGroups = 0, unjudgedGroups = 0;
   for (auto &group : groups) {
+    if (unjudgedGroup(group)) {
+      ++unjudgedGroups;
+      continue;
+    }
     std::vector<TrajectoryOutcomes> outcomes;
     for (auto &row : group)
       outcomes.push_back(row.outcomes);
@@ -455,6 +476,8 @@ json::object GrpoTrainer::step() {
     kWithFailures,
     kDiagnosticTrials,
     kDiagnosticRecovered,
+    kUnjudgedGroups,
+    kUnjudgedAnswers,
     kTurns // then passed, then took, per turn
   };
   std::vector<double> sums = {lossValue,
@@ -479,7 +502,9 @@ json::object GrpoTrainer::step() {
                               static_cast<double>(admittedAfterFirst),
                               static_cast<double>(groupsWithFailuresAfterFirst),
                               static_cast<double>(diagnosticTrials),
-                              static_cast<double>(diagnosticRecovered)};
+                              static_cast<double>(diagnosticRecovered),
+                              static_cast<double>(unjudgedGroups),
+                              static_cast<double>(unjudgedAnswers)};
   for (int t = 1; t <= config_.maxTurns; ++t)
     sums.push_back(passedPerTurn[t]);
   for (int t = 1; t <= config_.maxTurns; ++t)
@@ -492,6 +517,13 @@ json::object GrpoTrainer::step() {
   auto ratio = [](double part, double whole, json::value otherwise) {
     return whole > 0 ? json::value(part / whole) : otherwise;
   };
+  // Every group left out (on every rank alike: the sums are the batch's): a machine that judges nothing
+  // trains nothing, and a run that went on would only log empty steps.
+  if (sums[kGroups] > 0 && sums[kUnjudgedGroups] == sums[kGroups])
+    throw std::runtime_error("grpo: step " + std::to_string(step_ + 1) +
+                             ": the reward daemon could not judge any group (its machine's verdicts, after the reward "
+                             "client's last attempt; the answers are in completions.jsonl): is another process "
+                             "using its GPU?");
   json::object log;
   log["step"] = step_ + 1;
   log["loss"] = sums[kLoss];
@@ -503,6 +535,9 @@ json::object GrpoTrainer::step() {
     passRates.push_back(ratio(sums[kTurns + t - 1], sums[kTurns + config_.maxTurns + t - 1], nullptr));
   log["pass_rate_per_turn"] = passRates;
   log["frac_reward_zero_std"] = ratio(sums[kZeroStd], sums[kGroups], 0.0);
+  // Groups left out because the machine could not judge one of their answers (never scored as anything).
+  log["groups_unjudged"] = sums[kUnjudgedGroups];
+  log["answers_unjudged"] = sums[kUnjudgedAnswers];
   log["clip_fraction"] = ratio(sums[kClipped], sums[kTrainedTokens], 0.0);
   log["kl"] = ratio(sums[kKl], sums[kTrainedTokens], 0.0);
   log["tis_clipped_fraction"] = ratio(sums[kTisClipped], sums[kTrainedTokens], 0.0);
