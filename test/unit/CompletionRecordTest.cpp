@@ -54,6 +54,16 @@ TEST(CompletionRecordTest, AFailedAnswerKeepsItsSourceOnlyWhenAsked) {
   EXPECT_EQ(json::parse(line).at("source").as_string(), "x\xEF\xBF\xBDy");
 }
 
+TEST(CompletionRecordTest, TheFeedbackAJudgedAnswerGotIsKept) {
+  RewardAnswer a = answered("compile_error", -3);
+  a.feedback = "Your code did not compile:\nkernel.cu(3): error: identifier \"n\" is undefined";
+  EXPECT_EQ(completionRecord({"relu", "garbage", 1}, a, true).at("feedback").as_string(), a.feedback);
+  RewardAnswer refused;
+  refused.httpStatus = 413;
+  refused.feedback = "The reward server refused the answer";
+  EXPECT_FALSE(completionRecord({"relu", "garbage", 1}, refused, true).contains("feedback")); // no verdict, no feedback
+}
+
 TEST(CompletionRecordTest, RefusedAndUnansweredRequestsAreNamed) {
   RewardAnswer refused;
   refused.httpStatus = 413;

@@ -200,3 +200,48 @@ TEST(SftDataTest, APromptWithoutASystemMessageIsAUserTurnAlone) {
   EXPECT_EQ(fencedAnswer("int x;"), "```cuda\nint x;\n```");
   EXPECT_EQ(extractKernelSource(fencedAnswer("int x;\n")), "int x;\n");
 }
+
+// Refinement pairs: a failed attempt and its feedback as the earlier exchange,
+// a correct source as the answer; the prompt is, token for token, the context
+// GRPO samples a second turn from after that attempt and that feedback.
+TEST(SftDataTest, ARefinementPairIsTheSecondTurnGrpoWouldSample) {
+  const std::vector<TaskSpec> tasks = {loadTask(std::filesystem::path(CUDAPERF_TASKS_DIR) / "vector_add"),
+                                       loadTask(std::filesystem::path(CUDAPERF_TASKS_DIR) / "relu")};
+  const std::string broken = "extern \"C\" void vector_add(const float *a, float *c, int n) { c[0] = a[0] }";
+  const std::string feedback = "Your code did not compile:\nkernel.cu(1): error: expected a \";\"";
+  const std::vector<FailedAttempt> attempts = {
+      {"vector_add", broken, feedback},
+      {"vector_add", broken, feedback},           // the same source again: once
+      {"vector_add", "int x;", ""},               // no feedback: left out
+      {"softmax_rows", "int y;", "Wrong answer"}, // not one of the tasks
+      {"vector_add", "int z;", "Wrong answer: 0 of 5 tests passed."},
+      {"vector_add", "int w;", "Wrong answer: 1 of 5 tests passed."}, // past the cap of 2
+      {"relu", "int v;", "Runtime error"}};
+  const auto lines = refinementLinesOf(tasks, attempts, 2);
+  ASSERT_EQ(lines.size(), 3u);
+  const auto firstTurn = sftLinesOf(tasks);
+  // The targets in turn: vector_add's first two first-turn answers, relu's first.
+  EXPECT_EQ(lines[0].at("completion"), firstTurn[0].at("completion"));
+  EXPECT_EQ(lines[1].at("completion"), firstTurn[1].at("completion"));
+  EXPECT_EQ(std::string(lines[0].at("variant").as_string()).rfind("refinement:", 0), 0u);
+  EXPECT_EQ(lines[2].at("task").as_string(), "relu");
+
+  const Tokenizer tokenizer = chatTokenizer();
+  Conversation conversation(tokenizer, tasks[0]);
+  std::vector<std::int64_t> answer;
+  for (auto id : tokenizer.encode(fencedAnswer(broken)))
+    answer.push_back(id);
+  const auto end = tokenizer.encode("<|im_end|>");
+  ASSERT_EQ(end.size(), 1u);
+  answer.push_back(end[0]); // the sampler's stop: the message is closed
+  conversation.addCompletion(answer);
+  conversation.addFeedback(feedback);
+  const auto &grpo = conversation.ids();
+  const auto sft = tokenizer.encode(sftPromptText(lines[0], true));
+  EXPECT_TRUE(std::equal(sft.begin(), sft.end(), grpo.begin(), grpo.end()))
+      << tokenizer.decode(std::vector<std::int32_t>(grpo.begin(), grpo.end()));
+  EXPECT_THROW(sftPromptText(lines[0], false), std::invalid_argument); // a history needs the chat template
+  boost::json::object malformed = lines[0];
+  malformed["history"] = boost::json::array{boost::json::object{{"completion", "x"}}};
+  EXPECT_THROW(sftPromptText(malformed, true), std::invalid_argument);
+}

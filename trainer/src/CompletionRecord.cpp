@@ -32,6 +32,9 @@ json::object completionRecord(const RewardRequest &request, const RewardAnswer &
     record["timing"] = *timing;
   if (withSource || status == "ok")
     record["source"] = contracts::validUtf8(request.source); // what the reward client sent: the log stays JSON
+  if (answer.ok && !answer.feedback.empty())
+    record["feedback"] =
+        contracts::validUtf8(answer.feedback); // what a refinement turn showed (sft-data --refinements)
   return record;
 }
 

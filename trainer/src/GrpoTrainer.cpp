@@ -202,7 +202,7 @@ json::object GrpoTrainer::step() {
     const auto answers = rewards_.evaluate(requests);
     rewardSeconds += since(start);
     for (std::size_t i = 0; i < requests.size(); ++i) {
-      json::object record = completionRecord(requests[i], answers[i], false);
+      json::object record = completionRecord(requests[i], answers[i], true); // failures too: refinement data
       record["step"] = step_ + 1;
       record["trained"] = trained; // false: a diagnostic turn, measured and never trained on
       completions_ << json::serialize(record) << "\n";

@@ -30,6 +30,8 @@ constexpr const char *kUsage =
     "[--stop-after-seconds S] [--nproc N]\n"
     "       cudaperf-train sft --config FILE.json [--resume DIR|latest] [--stop-after N] [--stop-after-seconds S]\n"
     "       cudaperf-train sft-data [--tasks-dir tasks] [--tasks a,b] --out FILE.jsonl\n"
+    "                           [--refinements completions.jsonl,... [--refinements-per-task 8]\n"
+    "                            [--feedback-daemon URL]]\n"
     "       cudaperf-train convert --model DIR --out DIR [--dtype f32|bf16|f16] [--max-shard-mb N]\n"
     "       cudaperf-train eval --model DIR [--tasks-dir tasks] [--tasks a,b] [--samples 10] [--turns 1]\n"
     "                           [--seeds 0,1,2] [--daemon URL,...] [--temperature T] [--top-p P]\n"

@@ -1,8 +1,13 @@
 // cudaperf-train sft-data: the SFT pairs of a set of tasks (SftData.h), one
-// JSON line each, written whole (a .partial file renamed into place).
+// JSON line each, written whole (a .partial file renamed into place); with
+// --refinements, refinement pairs after them, made from the failed attempts
+// that GRPO or eval logged (completions.jsonl), their feedback as the daemon
+// gave it (asked again from --feedback-daemon where a record lacks it).
 #include "cudaperf/trainer/Commands.h"
 
+#include "cudaperf/contracts/TextFile.h"
 #include "cudaperf/trainer/CommandFlags.h"
+#include "cudaperf/trainer/RewardClient.h"
 #include "cudaperf/trainer/SftData.h"
 #include "cudaperf/trainer/TaskSelection.h"
 
@@ -11,20 +16,97 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <sstream>
 #include <stdexcept>
 
 namespace cudaperf {
 
 namespace fs = std::filesystem;
+namespace json = boost::json;
+
+namespace {
+
+// Verdicts of an attempt that a refinement turn would answer (not the
+// machine's, which say nothing of the attempt; not refused requests).
+bool failedAttempt(const std::string &status) {
+  return status == "compile_error" || status == "wrong_answer" || status == "runtime_error" || status == "timeout" ||
+         status == "rejected";
+}
+
+// The failed attempts in completion records, in file order; those without a
+// feedback get it from the daemon at `daemon` ("" : left out).
+std::vector<trainer::FailedAttempt> failedAttemptsIn(const std::vector<std::string> &files, const std::string &daemon,
+                                                     std::size_t &askedAgain, std::size_t &withoutFeedback) {
+  std::vector<trainer::FailedAttempt> attempts;
+  std::vector<std::size_t> missing;
+  for (const std::string &file : files) {
+    std::istringstream lines(readTextFile(file));
+    std::size_t number = 0;
+    for (std::string text; std::getline(lines, text);) {
+      ++number;
+      if (text.empty())
+        continue;
+      json::value parsed;
+      try {
+        parsed = json::parse(text);
+      } catch (const std::exception &error) {
+        throw std::invalid_argument(file + ":" + std::to_string(number) + ": not JSON: " + error.what());
+      }
+      const json::object *record = parsed.if_object();
+      const json::value *status = record ? record->if_contains("status") : nullptr;
+      const json::value *task = record ? record->if_contains("task") : nullptr;
+      const json::value *source = record ? record->if_contains("source") : nullptr;
+      if (!status || !status->is_string() || !failedAttempt(std::string(status->get_string())) || !task ||
+          !task->is_string() || !source || !source->is_string())
+        continue; // passed, the machine's, or logged without its source
+      const json::value *feedback = record->if_contains("feedback");
+      attempts.push_back({std::string(task->get_string()), std::string(source->get_string()),
+                          feedback && feedback->is_string() ? std::string(feedback->get_string()) : ""});
+      if (attempts.back().feedback.empty())
+        missing.push_back(attempts.size() - 1);
+    }
+  }
+  if (!daemon.empty() && !missing.empty()) {
+    trainer::RewardClientOptions options;
+    options.urls = {daemon};
+    trainer::RewardClient client(options);
+    std::vector<trainer::RewardRequest> requests;
+    for (std::size_t index : missing)
+      requests.push_back({attempts[index].task, attempts[index].source, 1});
+    const auto answers = client.evaluateAll(requests);
+    for (std::size_t k = 0; k < missing.size(); ++k)
+      if (answers[k].ok && failedAttempt(answers[k].status)) // judged the same way again: its feedback stands
+        attempts[missing[k]].feedback = answers[k].feedback;
+    askedAgain = missing.size();
+  }
+  for (const auto &attempt : attempts)
+    withoutFeedback += attempt.feedback.empty();
+  return attempts;
+}
+
+} // namespace
 
 int sftDataCommand(const std::vector<std::string> &args) {
-  const Flags flags = parseFlags(args, {"tasks-dir", "tasks", "out"});
+  const Flags flags =
+      parseFlags(args, {"tasks-dir", "tasks", "out", "refinements", "refinements-per-task", "feedback-daemon"});
   const std::string out = textFlag(flags, "out");
   if (out.empty())
     throw std::invalid_argument("--out FILE.jsonl is required");
   const std::vector<TaskSpec> tasks =
       trainer::loadTasks(textFlag(flags, "tasks-dir", "tasks"), commaList(textFlag(flags, "tasks")));
-  const auto lines = trainer::sftLinesOf(tasks);
+  auto lines = trainer::sftLinesOf(tasks);
+  const std::size_t firstTurnLines = lines.size();
+  std::size_t askedAgain = 0, withoutFeedback = 0, attemptsRead = 0;
+  if (flags.count("refinements")) {
+    const auto attempts = failedAttemptsIn(commaList(textFlag(flags, "refinements")),
+                                           textFlag(flags, "feedback-daemon"), askedAgain, withoutFeedback);
+    attemptsRead = attempts.size();
+    const double perTask = numberFlag(flags, "refinements-per-task", 8);
+    if (!(perTask >= 1))
+      throw std::invalid_argument("--refinements-per-task must be at least 1");
+    for (auto &line : trainer::refinementLinesOf(tasks, attempts, static_cast<std::size_t>(perTask)))
+      lines.push_back(std::move(line));
+  }
   const std::string partial = out + ".partial";
   {
     std::ofstream file(partial, std::ios::trunc);
@@ -34,7 +116,12 @@ int sftDataCommand(const std::vector<std::string> &args) {
       throw std::runtime_error(partial + ": cannot write");
   }
   fs::rename(partial, out);
-  std::cout << lines.size() << " pairs of " << tasks.size() << " tasks -> " << out << "\n";
+  std::cout << firstTurnLines << " pairs of " << tasks.size() << " tasks";
+  if (flags.count("refinements"))
+    std::cout << " and " << lines.size() - firstTurnLines << " refinement pairs (" << attemptsRead
+              << " failed attempts read, " << askedAgain << " asked again for their feedback, " << withoutFeedback
+              << " left without one)";
+  std::cout << " -> " << out << "\n";
   return 0;
 }
 
