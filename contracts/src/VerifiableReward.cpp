@@ -29,13 +29,13 @@ VerifiableReward verifiableReward(const VerifiableOutcome &outcome, const Reward
   return reward;
 }
 
-double appliedStructuralReward(double rStr, const RewardConfig &config, bool compiled) {
+double appliedStructuralReward(double rStr, const RewardConfig &config, bool passed) {
   const double finite = std::isfinite(rStr) ? rStr : 0.0;
-  return compiled || config.structureCreditWithoutCompile ? finite : std::min(finite, 0.0);
+  return passed || config.structureCreditWhenFailed ? finite : std::min(finite, 0.0);
 }
 
-double combinedReward(double rVer, double rStr, const RewardConfig &config, bool compiled) {
-  return rVer + config.lambdaStr * appliedStructuralReward(rStr, config, compiled);
+double combinedReward(double rVer, double rStr, const RewardConfig &config, bool passed) {
+  return rVer + config.lambdaStr * appliedStructuralReward(rStr, config, passed);
 }
 
 } // namespace cudaperf

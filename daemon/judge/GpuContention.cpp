@@ -55,7 +55,8 @@ json::object contendedVerdict(json::object answer, std::string error, const char
         setAside[key] = *value;
     machine["rejection_set_aside"] = std::move(setAside);
   }
-  for (const char *key : {"sandbox", "phases", "timing", "correctness", "calibration", "kernel_trace", "gpu_control"})
+  for (const char *key : {"sandbox", "phases", "timing", "correctness", "calibration", "kernel_trace", "gpu_control",
+                          "second_worker_verdict", "first_worker_rejected"})
     if (json::value *value = answer.if_contains(key))
       machine[key] = std::move(*value);
   return machine;

@@ -38,7 +38,9 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <chrono>
+#include <csignal>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -548,6 +550,8 @@ private:
       // Its processes stay the judge's own in the driver's account (GpuTenants.h) after it is killed,
       // when its sandbox init has left the judge's tree but its context may not be gone yet. A worker
       // cannot fork: its tree is complete once it is ready.
+      // Those gone since are forgotten: a reused number may be a neighbour's now.
+      std::erase_if(workerPids_, [](pid_t pid) { return kill(pid, 0) != 0 && errno == ESRCH; });
       for (pid_t pid : processTree(worker->treeRoot()))
         workerPids_.insert(pid);
       // The worker's GPU must be the judge's (the probe sees only its own GPU).

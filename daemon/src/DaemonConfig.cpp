@@ -54,6 +54,12 @@ public:
       fail("must be positive");
     return n;
   }
+  double nonNegative() const {
+    const double n = number();
+    if (!(n >= 0))
+      fail("must be 0 or more");
+    return n;
+  }
   bool boolean() const {
     if (!value_.is_string())
       return fields_.boolean(value_, "");
@@ -226,10 +232,13 @@ const std::vector<Setting> &settings() {
       {"alpha_cv", "reward: timing noise weight", [](C &c, const V &v) { c.reward.alphaCv = v.number(); }},
       {"s_min", "reward: speedup floor", [](C &c, const V &v) { c.reward.speedupMin = v.number(); }},
       {"s_max", "reward: speedup cap", [](C &c, const V &v) { c.reward.speedupMax = v.number(); }},
-      {"lambda_str", "reward: structural weight", [](C &c, const V &v) { c.reward.lambdaStr = v.number(); }},
-      {"r_str_credit_without_compile",
-       "reward: true adds R_str's positive part to failed compiles and rejections too (CudaPerf's formula)",
-       [](C &c, const V &v) { c.reward.structureCreditWithoutCompile = v.boolean(); }},
+      {"lambda_str", "reward: structural weight",
+       [](C &c, const V &v) {
+         c.reward.lambdaStr = v.nonNegative(); // negative: min(R_str, 0) of a failure would become a bonus
+       }},
+      {"r_str_credit_when_failed",
+       "reward: true adds R_str's positive part to answers that did not pass every test too (CudaPerf's formula)",
+       [](C &c, const V &v) { c.reward.structureCreditWhenFailed = v.boolean(); }},
       {"r_str_reference", "R_str measured from: baseline (the task's baseline.cu) or none (absolute)",
        [](C &c, const V &v) {
          c.strRelativeToBaseline = oneOf(v, {"baseline", "none"}) == "baseline";

@@ -424,7 +424,7 @@ std::string Evaluator::requestKey(const EvaluationRequest &request, const std::s
                 << ' ' << (r.baseline == SpeedupBaseline::Cpu ? "cpu" : "gpu") << ' ' << gpuAvailable() << ' '
                 << rankerHashNow() << ' ' << (config_.strRelativeToBaseline ? "r_str-baseline" : "r_str-absolute")
                 << ' ' << config_.strUnreadable << ' ' << config_.pauseStartingWorkers << ' '
-                << (r.structureCreditWithoutCompile ? "str-credit-all" : "str-credit-compiled");
+                << (r.structureCreditWhenFailed ? "str-credit-all" : "str-credit-passed");
   // The task's reference.c and baseline.cu too: an edited reference or
   // baseline (outputs, speedups, R_str's reference) never serves an old answer.
   return contentKey({"evaluate-v2", request.task, taskJson, catalog_.sourcesKey(request.task), request.source,

@@ -46,10 +46,11 @@ void setStructuralReward(RewardStage &reward, std::optional<double> candidate, s
   reward.rStrAbsolute = candidate;
   reward.rStrBaseline = candidate ? baseline : std::nullopt;
   reward.rStr = candidate && baseline ? std::optional<double>(*candidate - *baseline) : candidate;
-  // The compile penalty marks a failed compile or a rejection (a hack): no structure credit for either.
-  const bool compiled = !(reward.rVer && reward.rVer->compile < 0);
-  reward.rStrApplied = appliedStructuralReward(reward.rStr.value_or(0.0), config, compiled);
-  reward.total = combinedReward(reward.rVer ? reward.rVer->total : 0.0, reward.rStr.value_or(0.0), config, compiled);
+  // Structure credit only beside a correct answer. An unscored answer (the machine's verdict: never stored,
+  // asked again) keeps its lambda * R_str, which means nothing for the candidate.
+  const bool passed = !reward.rVer || reward.rVer->allPassed;
+  reward.rStrApplied = appliedStructuralReward(reward.rStr.value_or(0.0), config, passed);
+  reward.total = combinedReward(reward.rVer ? reward.rVer->total : 0.0, reward.rStr.value_or(0.0), config, passed);
 }
 
 void setUnreadableStructuralReward(RewardStage &reward, double floor, const RewardConfig &config) {

@@ -869,16 +869,16 @@ class TrainedRankerTest(unittest.TestCase):
                 absolute.stop()
 
     def test_a_source_that_does_not_compile_earns_no_structure_credit(self):
-        """A failed compile (and a rejection, scored alike) takes only R_str's negative part: the padded tile
-        with an undeclared name still reads as a good transpose (R_str above 0 and reported), but its total is
-        the compile penalty alone; r_str_credit_without_compile restores CudaPerf's -3 + R_str."""
+        """An answer that did not pass every test (here a failed compile) takes only R_str's negative part: the
+        padded tile with an undeclared name still reads as a good transpose (R_str above 0 and reported), but
+        its total is the compile penalty alone; r_str_credit_when_failed restores CudaPerf's -3 + R_str."""
         padded = open(os.path.join(TASKS, "transpose", "variants", "tiled_padded.cu")).read()
         broken = padded + "\nstatic int broken_on_purpose = name_nobody_declared;\n"
         with tempfile.TemporaryDirectory() as workdir:
             for credit in (False, True):
                 config = os.path.join(workdir, "credit-%s.json" % credit)
                 with open(config, "w") as out:
-                    json.dump({"r_str_credit_without_compile": credit}, out)
+                    json.dump({"r_str_credit_when_failed": credit}, out)
                 daemon = Daemon(os.path.join(workdir, str(credit)), "--ranker", BUNDLED_RANKER, "--config", config)
                 try:
                     status, answer, _ = daemon.request("POST", "/v1/evaluate", {"task": "transpose", "source": broken})

@@ -94,6 +94,9 @@ TEST(DaemonConfig, ErrorsNameTheKey) {
   EXPECT_NE(messageOf({"--judge-device", "gpu"}).find("--judge-device"), std::string::npos);
   EXPECT_NE(messageOf({"--median-half-width", "-0.1"}).find("--median-half-width"), std::string::npos);
   EXPECT_NE(messageOf({"--min-runs", "0"}).find("must be positive"), std::string::npos);
+  // A negative weight would turn a failure's structural cost into a bonus.
+  EXPECT_NE(messageOf({"--lambda-str", "-0.5"}).find("must be 0 or more"), std::string::npos);
+  EXPECT_EQ(messageOf({"--lambda-str", "0"}).find("lambda"), std::string::npos);
   EXPECT_NE(messageOf({"--config", "/nonexistent/cudaperfd.json"}).find("cannot read"), std::string::npos);
 }
 

@@ -53,33 +53,50 @@ TEST(RewardAssembly, AnOkEvaluationGetsEveryComponent) {
   EXPECT_DOUBLE_EQ(reward.at("total").as_double(), 2.49);
 }
 
-// A hack (rejected) and a failed compile are scored alike, and neither
-// earns structure credit however kernel-like its source reads; a wrong
-// answer that compiled keeps CudaPerf's both-ways structural term.
-TEST(RewardAssembly, NoStructureCreditWithoutACompile) {
-  const RewardConfig config;
+// No failure earns structure credit however kernel-like its source reads: a
+// failed compile, a hack (rejected, scored alike), a wrong answer, a crash, a
+// timeout take only R_str's negative part; a correct answer takes all of it.
+// The rule reads the verdict, not the penalty's sign (alpha_comp may be 0).
+TEST(RewardAssembly, StructureCreditOnlyBesideACorrectAnswer) {
+  RewardConfig config;
   VerifiableOutcome ran;
   ran.compiled = true;
   ran.testsTotal = 4;
-  for (const char *status : {"compile_error", "rejected"}) {
-    RewardStage good = assembleReward(status, ran, std::nullopt, config);
-    if (std::string(status) == "compile_error")
-      good = assembleReward(status, VerifiableOutcome{}, std::nullopt, config);
-    setStructuralReward(good, 2.6, 0.1, config); // R_str +2.5 against the baseline
-    EXPECT_DOUBLE_EQ(*good.rStr, 2.5) << status; // reported as scored
-    EXPECT_DOUBLE_EQ(good.rStrApplied, 0.0) << status;
-    EXPECT_DOUBLE_EQ(good.total, -3.0) << status;
+  const VerifiableOutcome notBuilt{};
+  const struct {
+    const char *status;
+    const VerifiableOutcome &outcome;
+    double rVer;
+  } failures[] = {{"compile_error", notBuilt, -3.0},
+                  {"rejected", ran, -3.0},
+                  {"wrong_answer", ran, -2.0}, // 0 of 4
+                  {"runtime_error", ran, -2.0},
+                  {"timeout", ran, -2.0}};
+  for (const auto &failure : failures) {
+    RewardStage good = assembleReward(failure.status, failure.outcome, std::nullopt, config);
+    setStructuralReward(good, 2.6, 0.1, config);               // R_str +2.5 against the baseline
+    EXPECT_DOUBLE_EQ(*good.rStr, 2.5) << failure.status;       // reported as scored
+    EXPECT_DOUBLE_EQ(good.rStrApplied, 0.0) << failure.status; // none of it in the total
+    EXPECT_DOUBLE_EQ(good.total, failure.rVer) << failure.status;
     EXPECT_DOUBLE_EQ(good.toJson().at("r_str_applied").as_double(), 0.0);
     RewardStage bad = good;
     setStructuralReward(bad, -1.0, 0.1, config); // -1.1: costs as before
-    EXPECT_DOUBLE_EQ(bad.total, -3.0 - 1.1) << status;
+    EXPECT_DOUBLE_EQ(bad.total, failure.rVer - 1.1) << failure.status;
   }
-  RewardStage wrong = assembleReward("wrong_answer", ran, std::nullopt, config); // 0 of 4: -2
-  setStructuralReward(wrong, 2.6, 0.1, config);
-  EXPECT_DOUBLE_EQ(wrong.total, -2.0 + 2.5);
+  VerifiableOutcome correct = ran;
+  correct.testsPassed = 4;
+  correct.speedup = 2.0; // log2 = 1
+  RewardStage fine = assembleReward("ok", correct, std::nullopt, config);
+  setStructuralReward(fine, 2.6, 0.1, config);
+  EXPECT_DOUBLE_EQ(fine.total, 1.0 + 2.5);
+  // With no compile penalty at all the rule still holds (it is the verdict's, not the penalty's sign).
+  config.alphaComp = 0;
+  RewardStage free = assembleReward("compile_error", notBuilt, std::nullopt, config);
+  setStructuralReward(free, 2.6, 0.1, config);
+  EXPECT_DOUBLE_EQ(free.total, 0.0);
   RewardConfig paper;
-  paper.structureCreditWithoutCompile = true;
-  RewardStage compileError = assembleReward("compile_error", VerifiableOutcome{}, std::nullopt, paper);
+  paper.structureCreditWhenFailed = true;
+  RewardStage compileError = assembleReward("compile_error", notBuilt, std::nullopt, paper);
   setStructuralReward(compileError, 2.6, 0.1, paper);
   EXPECT_DOUBLE_EQ(compileError.total, -3.0 + 2.5);
 }

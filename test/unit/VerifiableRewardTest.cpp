@@ -88,19 +88,20 @@ TEST(CombinedReward, AddsWeightedStructuralReward) {
   config.lambdaStr = 0.5;
   EXPECT_DOUBLE_EQ(combinedReward(1.5, 0.25, config, true), 1.625);
   EXPECT_DOUBLE_EQ(combinedReward(1.5, std::nan(""), config, true), 1.5);
-  // A wrong answer compiled: its structure counts both ways (CudaPerf's dense signal).
-  EXPECT_DOUBLE_EQ(combinedReward(-2.0, 1.0, config, true), -1.5);
+  EXPECT_DOUBLE_EQ(combinedReward(1.5, -0.5, config, true), 1.25); // a correct answer's poor shape costs
 }
 
-TEST(CombinedReward, WithoutACompileStructureOnlyCosts) {
+TEST(CombinedReward, AFailureTakesOnlyTheCostOfItsStructure) {
   RewardConfig config; // lambda 1
   // The held-out evaluation's case: a compile error the ranker scored +2.13 took -0.87; now the penalty.
   EXPECT_DOUBLE_EQ(combinedReward(-3.0, 2.13, config, false), -3.0);
   EXPECT_DOUBLE_EQ(appliedStructuralReward(2.13, config, false), 0.0);
+  // A crash on purpose (no test passed) with a kernel-like source: -2, not -2 + 2.13.
+  EXPECT_DOUBLE_EQ(combinedReward(-2.0, 2.13, config, false), -2.0);
   // Worse structure still ranks lower among failures: -3 + 1 * -1.5.
   EXPECT_DOUBLE_EQ(combinedReward(-3.0, -1.5, config, false), -4.5);
   EXPECT_DOUBLE_EQ(combinedReward(-3.0, std::nan(""), config, false), -3.0);
   // CudaPerf's formula on request: -3 + 2.13.
-  config.structureCreditWithoutCompile = true;
+  config.structureCreditWhenFailed = true;
   EXPECT_DOUBLE_EQ(combinedReward(-3.0, 2.13, config, false), -3.0 + 2.13);
 }

@@ -169,7 +169,7 @@ json::object GrpoTrainer::step() {
   std::vector<bool> groupActive(groups.size(), true);
   std::vector<int> passedPerTurn(config_.maxTurns + 1, 0), tookTurn(config_.maxTurns + 1, 0);
   int admittedAfterFirst = 0, groupsWithFailuresAfterFirst = 0;
-  int diagnosticTrials = 0, diagnosticRecovered = 0, unjudgedAnswers = 0;
+  int diagnosticTrials = 0, diagnosticRecovered = 0, unjudgedAnswers = 0, unjudgedDiagnostic = 0;
   std::vector<double> rewardsFirstTurn, rVerFirstTurn, rStrFirstTurn;
   const auto unjudgedGroup = [](const std::vector<Trajectory> &group) {
     return std::any_of(group.begin(), group.end(), [](const Trajectory &row) { return row.unjudged; });
@@ -227,6 +227,8 @@ json::object GrpoTrainer::step() {
         if (trained) {
           rows[i]->unjudged = rows[i]->done = true;
           ++unjudgedAnswers;
+        } else {
+          ++unjudgedDiagnostic; // not a trial of the diagnostic's: nothing is known of it
         }
         continue;
       } else if (!answer.ok) {
@@ -245,13 +247,6 @@ json::object GrpoTrainer::step() {
       row.done = passed.back();
       ++tookTurn[turn];
       passedPerTurn[turn] += passed.back();
-      if (turn == 1 && std::isfinite(answer.reward.value_or(0.0))) {
-        rewardsFirstTurn.push_back(answer.reward.value_or(0.0));
-        if (answer.rVer)
-          rVerFirstTurn.push_back(*answer.rVer);
-        if (answer.rStr)
-          rStrFirstTurn.push_back(*answer.rStr);
-      }
     }
     return passed;
   };
@@ -306,9 +301,26 @@ json::object GrpoTrainer::step() {
       std::vector<Trajectory *> pointers;
       for (auto &row : diagnostic)
         pointers.push_back(&row);
+      const int unjudgedBefore = unjudgedDiagnostic;
       const auto recovered = playTurn(pointers, turn + 1, false);
-      diagnosticTrials += static_cast<int>(recovered.size());
+      diagnosticTrials += static_cast<int>(recovered.size()) - (unjudgedDiagnostic - unjudgedBefore);
       diagnosticRecovered += static_cast<int>(std::count(recovered.begin(), recovered.end(), true));
+    }
+  }
+
+  // The first turn's rewards, of the groups the step keeps (a group left out says nothing of the policy).
+  for (const auto &group : groups) {
+    if (unjudgedGroup(group))
+      continue;
+    for (const auto &row : group) {
+      if (row.answers.empty() || !std::isfinite(row.answers.front().reward.value_or(0.0)))
+        continue;
+      const RewardAnswer &first = row.answers.front();
+      rewardsFirstTurn.push_back(first.reward.value_or(0.0));
+      if (first.rVer)
+        rVerFirstTurn.push_back(*first.rVer);
+      if (first.rStr)
+        rStrFirstTurn.push_back(*first.rStr);
     }
   }
 
@@ -534,7 +546,7 @@ json::object GrpoTrainer::step() {
   for (int t = 1; t <= config_.maxTurns; ++t)
     passRates.push_back(ratio(sums[kTurns + t - 1], sums[kTurns + config_.maxTurns + t - 1], nullptr));
   log["pass_rate_per_turn"] = passRates;
-  log["frac_reward_zero_std"] = ratio(sums[kZeroStd], sums[kGroups], 0.0);
+  log["frac_reward_zero_std"] = ratio(sums[kZeroStd], sums[kGroups] - sums[kUnjudgedGroups], 0.0); // of judged groups
   // Groups left out because the machine could not judge one of their answers (never scored as anything).
   log["groups_unjudged"] = sums[kUnjudgedGroups];
   log["answers_unjudged"] = sums[kUnjudgedAnswers];

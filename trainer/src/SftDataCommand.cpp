@@ -16,6 +16,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <set>
 #include <sstream>
 #include <stdexcept>
 
@@ -33,11 +34,14 @@ bool failedAttempt(const std::string &status) {
          status == "rejected";
 }
 
-// The failed attempts in completion records, in file order; those without a
-// feedback get it from the daemon at `daemon` ("" : left out).
-std::vector<trainer::FailedAttempt> failedAttemptsIn(const std::vector<std::string> &files, const std::string &daemon,
+// The failed attempts at one of `tasks` in completion records, in file
+// order, each task's source once; those without a feedback get it from the
+// daemon at `daemon` ("" : left out).
+std::vector<trainer::FailedAttempt> failedAttemptsIn(const std::vector<std::string> &files,
+                                                     const std::set<std::string> &tasks, const std::string &daemon,
                                                      std::size_t &askedAgain, std::size_t &withoutFeedback) {
   std::vector<trainer::FailedAttempt> attempts;
+  std::set<std::pair<std::string, std::string>> seen;
   std::vector<std::size_t> missing;
   for (const std::string &file : files) {
     std::istringstream lines(readTextFile(file));
@@ -57,8 +61,9 @@ std::vector<trainer::FailedAttempt> failedAttemptsIn(const std::vector<std::stri
       const json::value *task = record ? record->if_contains("task") : nullptr;
       const json::value *source = record ? record->if_contains("source") : nullptr;
       if (!status || !status->is_string() || !failedAttempt(std::string(status->get_string())) || !task ||
-          !task->is_string() || !source || !source->is_string())
-        continue; // passed, the machine's, or logged without its source
+          !task->is_string() || !source || !source->is_string() || !tasks.count(std::string(task->get_string())) ||
+          !seen.insert({std::string(task->get_string()), std::string(source->get_string())}).second)
+        continue; // passed, the machine's, logged without its source, another task's, or seen already
       const json::value *feedback = record->if_contains("feedback");
       attempts.push_back({std::string(task->get_string()), std::string(source->get_string()),
                           feedback && feedback->is_string() ? std::string(feedback->get_string()) : ""});
@@ -97,13 +102,18 @@ int sftDataCommand(const std::vector<std::string> &args) {
   auto lines = trainer::sftLinesOf(tasks);
   const std::size_t firstTurnLines = lines.size();
   std::size_t askedAgain = 0, withoutFeedback = 0, attemptsRead = 0;
+  if (!flags.count("refinements") && (flags.count("refinements-per-task") || flags.count("feedback-daemon")))
+    throw std::invalid_argument("--refinements-per-task and --feedback-daemon go with --refinements LOGS");
   if (flags.count("refinements")) {
-    const auto attempts = failedAttemptsIn(commaList(textFlag(flags, "refinements")),
+    const double perTask = numberFlag(flags, "refinements-per-task", 8);
+    if (!(perTask >= 1 && perTask <= 1e6))
+      throw std::invalid_argument("--refinements-per-task must be from 1 to 1000000");
+    std::set<std::string> names;
+    for (const TaskSpec &task : tasks)
+      names.insert(task.name);
+    const auto attempts = failedAttemptsIn(commaList(textFlag(flags, "refinements")), names,
                                            textFlag(flags, "feedback-daemon"), askedAgain, withoutFeedback);
     attemptsRead = attempts.size();
-    const double perTask = numberFlag(flags, "refinements-per-task", 8);
-    if (!(perTask >= 1))
-      throw std::invalid_argument("--refinements-per-task must be at least 1");
     for (auto &line : trainer::refinementLinesOf(tasks, attempts, static_cast<std::size_t>(perTask)))
       lines.push_back(std::move(line));
   }
@@ -119,8 +129,8 @@ int sftDataCommand(const std::vector<std::string> &args) {
   std::cout << firstTurnLines << " pairs of " << tasks.size() << " tasks";
   if (flags.count("refinements"))
     std::cout << " and " << lines.size() - firstTurnLines << " refinement pairs (" << attemptsRead
-              << " failed attempts read, " << askedAgain << " asked again for their feedback, " << withoutFeedback
-              << " left without one)";
+              << " failed attempts at these tasks read, " << askedAgain << " asked again for their feedback, "
+              << withoutFeedback << " left without one)";
   std::cout << " -> " << out << "\n";
   return 0;
 }

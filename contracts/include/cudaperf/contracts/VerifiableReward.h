@@ -17,13 +17,15 @@ struct RewardConfig {
   double speedupMin = -0.5; // s_min: clip of log2(speedup)
   double speedupMax = 4.0;  // s_max
   double lambdaStr = 1.0;   // weight of the structural reward
-  // CudaPerf adds R_str to every answer, one that did not compile too. Off
-  // (the default), an answer with the compile penalty (a failed compile, or
-  // a rejection, which is scored like one) takes only R_str's negative part:
-  // a hack or a non-compiling source with a kernel-like shape never earns
-  // structure credit (issue 16's held-out evaluation: 72 compile errors with
-  // R_str from -3.45 to +2.13, one scoring -0.87 where the penalty is -3).
-  bool structureCreditWithoutCompile = false;
+  // CudaPerf adds R_str to every answer, failed ones too. Off (the
+  // default), an answer that did not pass every test (a failed compile, a
+  // rejection, which is scored like one, a wrong answer, a crash, a timeout)
+  // takes only R_str's negative part: structure earns credit only beside a
+  // correct answer, so no failure, a hack least of all, gains by reading like
+  // a good kernel (issue 16's held-out evaluation: 72 compile errors with
+  // R_str from -3.45 to +2.13, one totalling -0.87 where the penalty is -3;
+  // a crash on purpose would have taken -2 + 2.13).
+  bool structureCreditWhenFailed = false;
   SpeedupBaseline baseline = SpeedupBaseline::Cpu;
 };
 
@@ -50,11 +52,11 @@ struct VerifiableReward {
 VerifiableReward verifiableReward(const VerifiableOutcome &outcome, const RewardConfig &config);
 
 // R = R_ver + lambda_str * R_str (a non-finite R_str counts as 0); for an
-// answer that did not compile (`compiled` false: R_ver has the compile
-// penalty) min(R_str, 0) unless config.structureCreditWithoutCompile.
-double combinedReward(double rVer, double rStr, const RewardConfig &config, bool compiled);
+// answer that did not pass every test (`passed` false) min(R_str, 0) unless
+// config.structureCreditWhenFailed.
+double combinedReward(double rVer, double rStr, const RewardConfig &config, bool passed);
 
 // What of R_str enters the total: the rule of combinedReward.
-double appliedStructuralReward(double rStr, const RewardConfig &config, bool compiled);
+double appliedStructuralReward(double rStr, const RewardConfig &config, bool passed);
 
 } // namespace cudaperf

@@ -27,8 +27,8 @@ JudgedOutcome judgedOutcome(const JudgeVerdict &verdict, const RewardConfig &con
 // The answer's `reward`: R_ver's components (none for no_gpu, harness_error
 // and bad_task: nothing was verified, and nothing of it is the candidate's
 // doing; a rejected candidate is scored like a failed compile), R_str,
-// lambda_str and total = R_ver + lambda_str * R_str (of a failed compile or
-// a rejection only R_str's negative part: combinedReward).
+// lambda_str and total = R_ver + lambda_str * R_str (of an answer that did
+// not pass every test only R_str's negative part: combinedReward).
 struct RewardStage {
   std::optional<VerifiableReward> rVer; // nullopt: unscored
   std::optional<double> rStr;           // the structural reward: relative to the task's baseline where measured so
