@@ -5,6 +5,7 @@
 #include <clang/AST/Attr.h>
 #include <clang/AST/Expr.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <optional>
 
@@ -32,25 +33,115 @@ void collectKernelFacts(ASTContext &ast, SymbolTable &symbols, const FunctionDec
   facts.budgetExhausted = walker.budgetExhausted();
 }
 
+namespace {
+
+LaneStride constantStride(std::int64_t bytes, std::int64_t size) {
+  LaneStride stride;
+  stride.strideClass = StrideClass::Constant;
+  stride.bytes = bytes;
+  const std::int64_t elements = (std::llabs(bytes) + size - 1) / size;
+  stride.elements = bytes < 0 ? -elements : elements;
+  return stride;
+}
+
+// The address of a sub-warp kernel: the lane split into aligned groups of C
+// (threadIdx.x % C within, threadIdx.x / C or a value loaded per group
+// across). Its stride is the one within a group; where the groups' runs are
+// not contiguous, a global access counts the 32-byte sectors a warp touches
+// against a stride-1 warp's: 8 floats a group fill a sector (stride 1), 4 fill
+// half of one (stride 2), 2 a quarter (4). Shared accesses with groups at
+// unknown places have unknown bank conflicts.
+LaneStride groupedStride(const AccessFact &access, const SymbolTable &symbols, const Polynomial &offset,
+                         std::optional<SymbolId> inGroup, unsigned groupLanes) {
+  LaneStride unknown;
+  const std::int64_t size = access.bytes ? access.bytes : 1;
+  const unsigned lanes = inGroup ? static_cast<unsigned>(symbols[*inGroup].dimension) : groupLanes;
+  if (groupLanes < lanes)
+    return unknown; // the group's base changes inside a run
+  // The part that moves from group to group: b * (threadIdx.x / C), if that is all.
+  const Polynomial across = inGroup ? offset.without(*inGroup) : offset;
+  std::optional<std::int64_t> groupBytes;
+  for (const auto &[monomial, coefficient] : across.terms())
+    for (SymbolId symbol : monomial)
+      if (symbols[symbol].kind == SymbolKind::LaneGroup && symbols[symbol].dimension == static_cast<int>(lanes)) {
+        auto derivative = across.derivative(symbol);
+        if (derivative && derivative->constantValue() &&
+            across.without(symbol).variance(symbols) != Variance::LaneVarying)
+          groupBytes = *derivative->constantValue();
+      }
+  if (!inGroup) {
+    // The same address for each group of lanes: broadcast within it.
+    if (groupBytes) {
+      // Lanes `groupBytes / C` bytes apart on average: 4 bytes a group of 8 is a broadcast, 64 a stride.
+      const std::int64_t perLane = (std::llabs(*groupBytes) + lanes / 2) / lanes;
+      LaneStride stride = constantStride(perLane, size);
+      if (perLane < size)
+        stride.elements = 0;
+      return access.space == MemorySpace::Global ? stride : unknown;
+    }
+    // 32 / C places no one knows: a near-broadcast for groups of 8 or 16, a gather below.
+    if (access.space != MemorySpace::Global || lanes < 8)
+      return unknown;
+    return constantStride(0, size);
+  }
+  auto within = offset.derivative(*inGroup);
+  if (!within || within->variance(symbols) == Variance::LaneVarying)
+    return unknown;
+  if (!within->constantValue()) {
+    LaneStride stride;
+    stride.strideClass = StrideClass::Symbolic;
+    stride.symbolic = within->toString(symbols);
+    return stride;
+  }
+  const std::int64_t bytes = *within->constantValue();
+  if (groupBytes && *groupBytes == bytes * lanes)
+    return constantStride(bytes, size); // (tid / C) * C + tid % C: the plain lane
+  if (access.space != MemorySpace::Global)
+    return unknown;
+  LaneStride stride = constantStride(bytes, size);
+  if (std::llabs(stride.elements) == 1) {
+    const std::int64_t run = static_cast<std::int64_t>(lanes) * size;
+    const std::int64_t sectors = std::max<std::int64_t>(1, (32 + run - 1) / run);
+    stride.elements = bytes < 0 ? -sectors : sectors;
+  }
+  return stride;
+}
+
+} // namespace
+
 LaneStride strideAcrossLanes(const AccessFact &access, const SymbolTable &symbols) {
   LaneStride stride;
   const SymbolId lane = symbols.builtin(SymbolKind::ThreadIdx, 0);
+  // Lane-varying symbols other than threadIdx.x: lane groups, or values
+  // shared by aligned groups of lanes; any other makes the stride unknown.
+  std::optional<SymbolId> inGroup;
+  unsigned groupLanes = 32;
+  bool wholeLane = false;
   for (const auto &[monomial, coefficient] : access.byteOffset.terms())
-    for (SymbolId symbol : monomial)
-      if (symbol != lane && symbols[symbol].variance == Variance::LaneVarying)
+    for (SymbolId symbol : monomial) {
+      const Symbol &s = symbols[symbol];
+      if (s.variance != Variance::LaneVarying)
+        continue;
+      if (symbol == lane) {
+        wholeLane = true;
+      } else if (s.kind == SymbolKind::LaneInGroup) {
+        if (inGroup && *inGroup != symbol)
+          return stride;
+        inGroup = symbol;
+      } else if (s.groupLanes > 1) {
+        groupLanes = std::min(groupLanes, s.groupLanes);
+      } else {
         return stride; // data-dependent or non-affine: unknown
+      }
+    }
+  if (inGroup || groupLanes < 32)
+    return wholeLane ? stride : groupedStride(access, symbols, access.byteOffset, inGroup, groupLanes);
   auto derivative = access.byteOffset.derivative(lane);
   if (!derivative || derivative->variance(symbols) == Variance::LaneVarying)
     return stride;
   const std::int64_t size = access.bytes ? access.bytes : 1;
-  if (auto bytes = derivative->constantValue()) {
-    stride.strideClass = StrideClass::Constant;
-    stride.bytes = *bytes;
-    const std::int64_t magnitude = std::llabs(*bytes);
-    std::int64_t elements = (magnitude + size - 1) / size;
-    stride.elements = *bytes < 0 ? -elements : elements;
-    return stride;
-  }
+  if (auto bytes = derivative->constantValue())
+    return constantStride(*bytes, size);
   stride.strideClass = StrideClass::Symbolic;
   if (auto elements = derivative->dividedExactly(size))
     stride.symbolic = elements->toString(symbols);

@@ -50,15 +50,32 @@ SymbolId SymbolTable::loopCounter(const std::string &name) {
   return static_cast<SymbolId>(symbols_.size() - 1);
 }
 
-SymbolId SymbolTable::opaque(Variance variance, bool fromMemory, bool fromParam, const std::string &name) {
+SymbolId SymbolTable::opaque(Variance variance, bool fromMemory, bool fromParam, const std::string &name,
+                             unsigned groupLanes) {
   Symbol symbol;
   symbol.kind = SymbolKind::Opaque;
   symbol.name = name;
   symbol.variance = variance;
   symbol.fromMemory = fromMemory;
   symbol.fromParam = fromParam;
+  symbol.groupLanes = variance == Variance::LaneVarying ? std::clamp(groupLanes, 1u, 16u) : 32u;
   symbols_.push_back(symbol);
   return static_cast<SymbolId>(symbols_.size() - 1);
+}
+
+SymbolId SymbolTable::laneSplit(unsigned lanes, bool inGroup) {
+  if (auto it = laneSplits_.find({lanes, inGroup}); it != laneSplits_.end())
+    return it->second;
+  Symbol symbol;
+  symbol.kind = inGroup ? SymbolKind::LaneInGroup : SymbolKind::LaneGroup;
+  symbol.dimension = static_cast<int>(lanes);
+  symbol.name = std::string("threadIdx.x") + (inGroup ? "%" : "/") + std::to_string(lanes);
+  symbol.variance = Variance::LaneVarying;
+  symbol.groupLanes = inGroup ? 1 : lanes;
+  symbols_.push_back(symbol);
+  const SymbolId id = static_cast<SymbolId>(symbols_.size() - 1);
+  laneSplits_[{lanes, inGroup}] = id;
+  return id;
 }
 
 Polynomial Polynomial::constant(std::int64_t value) {
@@ -200,6 +217,15 @@ Variance Polynomial::variance(const SymbolTable &table) const {
     for (SymbolId symbol : monomial)
       result = join(result, table[symbol].variance);
   return result;
+}
+
+unsigned Polynomial::groupLanes(const SymbolTable &table) const {
+  unsigned lanes = 32;
+  for (const auto &[monomial, coefficient] : terms_)
+    for (SymbolId symbol : monomial)
+      if (table[symbol].variance == Variance::LaneVarying)
+        lanes = std::min(lanes, table[symbol].groupLanes);
+  return lanes;
 }
 
 bool Polynomial::fromMemory(const SymbolTable &table) const {

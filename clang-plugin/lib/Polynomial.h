@@ -24,7 +24,22 @@ enum class Variance : std::uint8_t {
 
 inline Variance join(Variance a, Variance b) { return a > b ? a : b; }
 
-enum class SymbolKind : std::uint8_t { ThreadIdx, BlockIdx, BlockDim, GridDim, Param, LoopCounter, Opaque };
+// LaneInGroup and LaneGroup split the lane into aligned groups of C lanes
+// (C = `dimension`, a power of two below 32): `threadIdx.x % C` is the lane
+// within its group, `threadIdx.x / C` the group (sub-warp kernels: a row per
+// 8 lanes). Both are exact under the assumption that a warp's first
+// threadIdx.x is a multiple of 32.
+enum class SymbolKind : std::uint8_t {
+  ThreadIdx,
+  BlockIdx,
+  BlockDim,
+  GridDim,
+  Param,
+  LoopCounter,
+  Opaque,
+  LaneInGroup,
+  LaneGroup
+};
 
 struct Symbol {
   SymbolKind kind = SymbolKind::Opaque;
@@ -33,6 +48,10 @@ struct Symbol {
   Variance variance = Variance::Uniform;
   bool fromMemory = false; // value came from a memory load (data, not index arithmetic)
   bool fromParam = false;  // value derives from a kernel parameter (a problem size)
+  // For a LaneVarying symbol: aligned groups of this many consecutive lanes
+  // share its value (1: it may differ from lane to lane; a row start loaded
+  // at `row_ptr[threadIdx.x / 8]` is the same for 8 lanes).
+  unsigned groupLanes = 1;
 };
 
 using SymbolId = int;
@@ -43,13 +62,17 @@ public:
   SymbolId builtin(SymbolKind kind, int dimension) const; // ThreadIdx..GridDim
   SymbolId param(const std::string &name);
   SymbolId loopCounter(const std::string &name);
-  SymbolId opaque(Variance variance, bool fromMemory, bool fromParam, const std::string &name = "?");
+  SymbolId opaque(Variance variance, bool fromMemory, bool fromParam, const std::string &name = "?",
+                  unsigned groupLanes = 1);
+  // threadIdx.x % lanes (inGroup) or threadIdx.x / lanes: one symbol per size.
+  SymbolId laneSplit(unsigned lanes, bool inGroup);
   const Symbol &operator[](SymbolId id) const { return symbols_.at(static_cast<std::size_t>(id)); }
   std::size_t size() const { return symbols_.size(); }
 
 private:
   std::vector<Symbol> symbols_;
   std::map<std::string, SymbolId> params_;
+  std::map<std::pair<unsigned, bool>, SymbolId> laneSplits_;
 };
 
 // A product of symbols, kept sorted (repeats allowed: x*x).
@@ -85,6 +108,9 @@ public:
   bool contains(SymbolId id) const;
   bool containsKind(const SymbolTable &table, SymbolKind kind) const;
   Variance variance(const SymbolTable &table) const;
+  // The largest aligned lane groups within which the value cannot change: the
+  // least groupLanes of its LaneVarying symbols, 32 when it has none.
+  unsigned groupLanes(const SymbolTable &table) const;
   bool fromMemory(const SymbolTable &table) const;
   bool fromParam(const SymbolTable &table) const;
   // Coefficient of the monomial made of `id` alone (the linear term).

@@ -291,6 +291,12 @@ public:
       phases["baseline_seconds"] = baselineSeconds;
       phases["second_worker"] = secondWorker;
       phases["gpu_control_runs"] = gpuControls;
+      phases["gpu_memory_wait_seconds"] = std::exchange(memoryWaitSeconds_, 0.0);
+      if (memoryWaitTimeouts_ > 0) {
+        phases["gpu_memory_wait_timeouts"] = std::exchange(memoryWaitTimeouts_, 0);
+        phases["gpu_memory_wait_free_bytes"] = memoryWaitFreeBytes_;
+        phases["gpu_memory_wait_rises"] = memoryWaitRises_;
+      }
       return answer;
     } catch (const MachineUnavailable &unavailable) {
       return {{"status", unavailable.status}, {"error", unavailable.what()}};
@@ -492,21 +498,42 @@ private:
   // H200 a worker started right after one that held all 140 GB failed with
   // out of memory. Waits until the free memory is at least kWorkerStartBytes
   // and has stopped rising, or kMemoryWaitSeconds passed.
+  // The wait is reported with the answer that waited (phases gpu_memory_wait_*): a reward step that
+  // stalls names it, with the free memory seen last and how often it rose.
   void awaitGpuMemoryBack() {
     if (!gpu_)
       return;
-    const double deadline = steadySeconds() + kMemoryWaitSeconds;
+    const double start = steadySeconds();
+    const double deadline = start + kMemoryWaitSeconds;
     std::uint64_t last = 0;
-    int steady = 0;
+    int steady = 0, rises = 0;
+    struct Account {
+      Judge &judge;
+      const double start;
+      const std::uint64_t &last;
+      const int &rises;
+      bool timedOut = false;
+      ~Account() {
+        judge.memoryWaitSeconds_ += steadySeconds() - start;
+        if (timedOut) {
+          ++judge.memoryWaitTimeouts_;
+          judge.memoryWaitFreeBytes_ = static_cast<double>(last);
+          judge.memoryWaitRises_ = rises;
+        }
+      }
+    } account{*this, start, last, rises};
     try {
       while (steadySeconds() < deadline) {
         const std::uint64_t free = gpu_->freeBytes();
+        if (last != 0 && free > last)
+          ++rises;
         steady = free >= kWorkerStartBytes && free <= last ? steady + 1 : 0;
         if (steady >= 3)
           return;
         last = free;
         std::this_thread::sleep_for(std::chrono::milliseconds(20));
       }
+      account.timedOut = true;
     } catch (const JudgeFailure &) {
       // The judge's own context failed: the next worker's start will say so.
     }
@@ -666,6 +693,11 @@ private:
   std::vector<std::unique_ptr<WorkerSession>> retiring_;
   bool broken_ = false, candidateLoaded_ = false;
   double startupSeconds_ = 0; // the constructor's: reported with the first answer
+  // awaitGpuMemoryBack's time since the last answer, and its waits that ran out (the last one's view).
+  double memoryWaitSeconds_ = 0;
+  int memoryWaitTimeouts_ = 0;
+  double memoryWaitFreeBytes_ = 0;
+  int memoryWaitRises_ = 0;
 };
 
 struct BadRequest : std::runtime_error {

@@ -717,9 +717,11 @@ json::object Evaluator::compute(const EvaluationRequest &request, const Prepared
                               "trusted_start_seconds", "load_seconds", "worker_run_seconds"})
       profile[field] = verdict->phases.count(field) ? verdict->phases.at(field) : 0.0;
     // The worker run's calls, where the judge's time per call went (LibraryRun::CallPhases).
-    for (const char *field : {"calibration_seconds", "calls", "call_draw_seconds", "call_prepare_seconds",
-                              "call_round_trip_seconds", "call_verify_seconds", "call_stop_and_reply_seconds",
-                              "call_cpu_read_seconds", "reap_seconds", "before_timed_calls_seconds"})
+    for (const char *field :
+         {"calibration_seconds", "calls", "call_draw_seconds", "call_prepare_seconds", "call_round_trip_seconds",
+          "call_verify_seconds", "call_stop_and_reply_seconds", "call_cpu_read_seconds", "reap_seconds",
+          "before_timed_calls_seconds", "gpu_memory_wait_seconds", "gpu_memory_wait_timeouts",
+          "gpu_memory_wait_free_bytes", "gpu_memory_wait_rises"})
       if (verdict->phases.count(field))
         profile[field] = verdict->phases.at(field);
     // An imported KernelBench task's speedup is against PyTorch eager whatever speedup_baseline says: its

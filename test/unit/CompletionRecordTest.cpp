@@ -65,6 +65,15 @@ TEST(CompletionRecordTest, TheFeedbackAJudgedAnswerGotIsKept) {
 }
 
 TEST(CompletionRecordTest, RefusedAndUnansweredRequestsAreNamed) {
+  RewardAnswer slow = answered("compile_error", -3);
+  slow.seconds = 121.5;
+  slow.attempts = 2;
+  slow.body["profile"] = json::object{{"nvcc_seconds", 120.25}};
+  const json::object timed = completionRecord({"relu", "x", 1}, slow, false);
+  EXPECT_DOUBLE_EQ(timed.at("seconds").as_double(), 121.5); // a stalled step names its slow answer
+  EXPECT_EQ(timed.at("attempts").as_int64(), 2);
+  EXPECT_DOUBLE_EQ(timed.at("profile").at("nvcc_seconds").as_double(), 120.25);
+
   RewardAnswer refused;
   refused.httpStatus = 413;
   refused.error = "source too large";

@@ -82,3 +82,27 @@ TEST_F(PolynomialTest, TermCountIsBounded) {
 }
 
 } // namespace
+
+// Sub-warp lane groups: a value keeps the aligned lane groups it is constant on.
+TEST(PolynomialLaneGroups, AValueIsConstantOnTheSmallestGroupOfItsLaneVaryingSymbols) {
+  SymbolTable symbols;
+  const SymbolId tidX = symbols.builtin(SymbolKind::ThreadIdx, 0);
+  const SymbolId group8 = symbols.laneSplit(8, false);
+  const SymbolId within8 = symbols.laneSplit(8, true);
+  EXPECT_EQ(symbols.laneSplit(8, false), group8); // one symbol per size and side
+  EXPECT_NE(symbols.laneSplit(4, false), group8);
+  EXPECT_EQ(symbols[group8].name, "threadIdx.x/8");
+  EXPECT_EQ(symbols[within8].name, "threadIdx.x%8");
+  const SymbolId rowStart = symbols.opaque(Variance::LaneVarying, true, false, "load rowPtr", 8);
+  const SymbolId bid = symbols.builtin(SymbolKind::BlockIdx, 0);
+  EXPECT_EQ(Polynomial::symbol(bid).groupLanes(symbols), 32u); // uniform: any group
+  EXPECT_EQ((Polynomial::symbol(group8, 4) + Polynomial::symbol(bid)).groupLanes(symbols), 8u);
+  EXPECT_EQ(Polynomial::symbol(rowStart).groupLanes(symbols), 8u);
+  EXPECT_EQ((Polynomial::symbol(rowStart) + Polynomial::symbol(within8)).groupLanes(symbols), 1u);
+  EXPECT_EQ(Polynomial::symbol(tidX).groupLanes(symbols), 1u);
+  // Both split symbols vary across a warp: a branch on either diverges.
+  EXPECT_EQ(Polynomial::symbol(group8).variance(symbols), Variance::LaneVarying);
+  EXPECT_EQ(Polynomial::symbol(within8).variance(symbols), Variance::LaneVarying);
+  // A warp-uniform opaque value is not a lane group: it stays 32.
+  EXPECT_EQ(symbols[symbols.opaque(Variance::WarpUniform, false, false, "w", 4)].groupLanes, 32u);
+}

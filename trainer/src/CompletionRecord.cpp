@@ -27,6 +27,11 @@ json::object completionRecord(const RewardRequest &request, const RewardAnswer &
                       {"speedup", optionalNumber(answer.speedup)}};
   if (!answer.ok)
     record["error"] = contracts::validUtf8(answer.error);
+  // Where a slow reward step's time went: the client's wait (retries included) and the daemon's phases.
+  record["seconds"] = answer.seconds;
+  record["attempts"] = answer.attempts;
+  if (const auto *profile = answer.body.if_contains("profile"))
+    record["profile"] = *profile;
   // The measured times behind a speedup: what to read first when a speedup looks too good.
   if (const auto *timing = answer.body.if_contains("timing"))
     record["timing"] = *timing;

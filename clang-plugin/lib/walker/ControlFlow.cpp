@@ -40,8 +40,16 @@ bool KernelWalker::isAffineThreadIndex(const Value &value) const {
     return false;
   bool hasThread = false;
   Polynomial rest = value.poly;
-  for (int dim = 0; dim < 3; ++dim) {
-    const SymbolId thread = symbols_.builtin(SymbolKind::ThreadIdx, dim);
+  // threadIdx.x/y/z, and the lane groups of a sub-warp index (`row = tid / 8`).
+  std::vector<SymbolId> threads;
+  for (int dim = 0; dim < 3; ++dim)
+    threads.push_back(symbols_.builtin(SymbolKind::ThreadIdx, dim));
+  for (const auto &[monomial, coefficient] : value.poly.terms())
+    for (SymbolId symbol : monomial)
+      if ((symbols_[symbol].kind == SymbolKind::LaneGroup || symbols_[symbol].kind == SymbolKind::LaneInGroup) &&
+          std::find(threads.begin(), threads.end(), symbol) == threads.end())
+        threads.push_back(symbol);
+  for (SymbolId thread : threads) {
     auto coefficient = value.poly.derivative(thread);
     if (!coefficient)
       return false;

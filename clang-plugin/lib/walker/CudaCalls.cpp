@@ -6,6 +6,7 @@
 #include <clang/Basic/SourceManager.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <regex>
 #include <utility>
 
@@ -289,6 +290,20 @@ Value KernelWalker::evalWmma(const CallExpr *call, const std::string &name) {
   return evalChildren(call);
 }
 
+namespace {
+
+// thread_block_tile<N, ...>'s N when it is a power of two below a warp (its
+// lanes are aligned groups of N); 32 for any other group.
+unsigned tileLanes(const std::string &groupType) {
+  const auto at = groupType.find("thread_block_tile<");
+  if (at == std::string::npos)
+    return 32;
+  const unsigned lanes = static_cast<unsigned>(std::strtoul(groupType.c_str() + at + 18, nullptr, 10));
+  return lanes >= 2 && lanes < 32 && (lanes & (lanes - 1)) == 0 ? lanes : 32;
+}
+
+} // namespace
+
 Value KernelWalker::cooperativeGroupQuery(const Expr *groupObject, const std::string &name) {
   eval(groupObject);
   const std::string group = groupObject->getType().getAsString();
@@ -297,6 +312,8 @@ Value KernelWalker::cooperativeGroupQuery(const Expr *groupObject, const std::st
     if (group.find("grid") != std::string::npos) {
       rank.poly = Polynomial::symbol(lane_) + Polynomial::symbol(symbols_.builtin(SymbolKind::BlockIdx, 0)) *
                                                   Polynomial::symbol(symbols_.builtin(SymbolKind::BlockDim, 0));
+    } else if (const unsigned lanes = tileLanes(group); lanes < 32) {
+      rank.poly = Polynomial::symbol(symbols_.laneSplit(lanes, true)); // a tile of 8: threadIdx.x % 8
     } else if (group.find("tile") != std::string::npos || group.find("coalesced") != std::string::npos) {
       rank.poly = Polynomial::symbol(lane_) + opaque(Variance::WarpUniform).poly;
     } else {
@@ -305,8 +322,15 @@ Value KernelWalker::cooperativeGroupQuery(const Expr *groupObject, const std::st
     }
     return rank;
   }
-  if (name == "meta_group_rank")
+  if (name == "meta_group_rank") {
+    // Which tile of the block: for tiles below a warp, threadIdx.x / size plus the warp's first tile.
+    if (const unsigned lanes = tileLanes(group); lanes < 32) {
+      Value rank;
+      rank.poly = Polynomial::symbol(symbols_.laneSplit(lanes, false)) + opaque(Variance::WarpUniform).poly;
+      return rank;
+    }
     return opaque(Variance::WarpUniform);
+  }
   return opaque(Variance::Uniform);
 }
 

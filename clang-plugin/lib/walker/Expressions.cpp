@@ -4,6 +4,7 @@
 
 #include <clang/AST/DeclCXX.h>
 
+#include <algorithm>
 #include <cstdlib>
 
 namespace cudaperf::analysis {
@@ -85,15 +86,17 @@ Value KernelWalker::eval(const Expr *expr) {
 Value KernelWalker::evalChildren(const Stmt *stmt) {
   Variance variance = Variance::Uniform;
   bool memory = false, param = false;
+  unsigned lanes = 32;
   for (const Stmt *child : stmt->children()) {
     if (const auto *childExpr = dyn_cast_or_null<Expr>(child)) {
       Value value = eval(childExpr);
       variance = join(variance, varianceOf(value));
       memory |= memoryOf(value);
       param |= paramOf(value);
+      lanes = std::min(lanes, groupLanesOf(value));
     }
   }
-  return opaque(variance, memory, param);
+  return opaque(variance, memory, param, "?", lanes);
 }
 
 Value KernelWalker::evalDeclRef(const DeclRefExpr *ref) {
@@ -171,6 +174,37 @@ Value KernelWalker::pointerStep(const Value &pointer, const Value &offset, QualT
   return normalized(result);
 }
 
+// c*threadIdx.x + rest, with rest warp-uniform and (as a warp's first lane is)
+// a multiple of the divisor: `/ d` and `% d` split the lane into groups of
+// d/c lanes (a power of two below 32). Sub-warp kernels index this way: a row
+// per 8 lanes at `tid / 8`, its elements from `tid % 8`.
+std::optional<Value> KernelWalker::splitLanes(const Value &value, std::int64_t divisor, bool remainder) {
+  const auto laneCoefficient = value.poly.derivative(lane_);
+  if (!laneCoefficient || !laneCoefficient->constantValue())
+    return std::nullopt;
+  const std::int64_t c = *laneCoefficient->constantValue();
+  const Polynomial rest = value.poly.without(lane_);
+  if (c <= 0 || divisor <= c || divisor % c != 0 || rest.variance(symbols_) == Variance::LaneVarying)
+    return std::nullopt;
+  // A constant offset that is no multiple of the divisor shifts the groups off the warp's alignment.
+  for (const auto &[monomial, coefficient] : rest.terms())
+    if (monomial.empty() && coefficient % divisor != 0)
+      return std::nullopt;
+  const std::int64_t lanes = divisor / c;
+  if (lanes >= 32 || (lanes & (lanes - 1)) != 0)
+    return std::nullopt;
+  Value result;
+  if (remainder) {
+    result.poly = Polynomial::symbol(symbols_.laneSplit(static_cast<unsigned>(lanes), true), c);
+    return result;
+  }
+  const auto exact = rest.dividedExactly(divisor);
+  result.poly =
+      Polynomial::symbol(symbols_.laneSplit(static_cast<unsigned>(lanes), false)) +
+      (exact ? *exact : opaque(rest.variance(symbols_), rest.fromMemory(symbols_), rest.fromParam(symbols_)).poly);
+  return result;
+}
+
 Value KernelWalker::divideByConstant(const Value &value, std::int64_t divisor) {
   if (divisor == 0)
     return opaqueJoin({&value});
@@ -190,8 +224,11 @@ Value KernelWalker::divideByConstant(const Value &value, std::int64_t divisor) {
       if (value.poly.without(lane_).variance(symbols_) != Variance::LaneVarying && divisor % (32 * c) == 0)
         return opaque(Variance::WarpUniform, memoryOf(value), paramOf(value), "warp");
     }
+    if (auto group = splitLanes(value, divisor, false))
+      return *group;
   }
-  return opaque(variance, memoryOf(value), paramOf(value));
+  // A quotient changes no more often across lanes than what is divided.
+  return opaque(variance, memoryOf(value), paramOf(value), "?", groupLanesOf(value));
 }
 
 Value KernelWalker::moduloConstant(const Value &value, std::int64_t modulus) {
@@ -212,8 +249,10 @@ Value KernelWalker::moduloConstant(const Value &value, std::int64_t modulus) {
         return result;
       }
     }
+    if (auto inGroup = splitLanes(value, modulus, true))
+      return *inGroup;
   }
-  return opaque(variance, memoryOf(value), paramOf(value));
+  return opaque(variance, memoryOf(value), paramOf(value), "?", groupLanesOf(value));
 }
 
 Value KernelWalker::integerArithmetic(BinaryOperatorKind op, const Value &left, const Value &right) {
@@ -470,9 +509,12 @@ Value KernelWalker::evalOperatorCall(const CXXOperatorCallExpr *call) {
     }
     if (readsMemory) {
       Variance variance = Variance::Uniform;
-      for (const Value &operand : operands)
+      unsigned lanes = 32;
+      for (const Value &operand : operands) {
         variance = join(variance, varianceOf(operand));
-      result = opaque(variance, true);
+        lanes = std::min(lanes, groupLanesOf(operand));
+      }
+      result = opaque(variance, true, false, "?", lanes);
     }
   }
   if (!readsMemory)

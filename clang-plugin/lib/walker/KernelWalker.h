@@ -63,8 +63,12 @@ private:
   // ---- values ------------------------------------------------------------
 
   walker::Value constant(std::int64_t value);
+  // groupLanes: for a LaneVarying value, the aligned lane groups that share it (Symbol::groupLanes).
   walker::Value opaque(Variance variance, bool fromMemory = false, bool fromParam = false,
-                       const std::string &name = "?");
+                       const std::string &name = "?", unsigned groupLanes = 1);
+  unsigned groupLanesOf(const walker::Value &value) const;
+  // threadIdx.x % lanes or threadIdx.x / lanes for a value c*threadIdx.x + (aligned, warp-uniform rest).
+  std::optional<walker::Value> splitLanes(const walker::Value &value, std::int64_t divisor, bool remainder);
   Variance varianceOf(const walker::Value &value) const;
   bool memoryOf(const walker::Value &value) const;
   bool paramOf(const walker::Value &value) const;

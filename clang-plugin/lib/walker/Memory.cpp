@@ -162,10 +162,11 @@ Value KernelWalker::loadResult(const Address &address, QualType type, const std:
     pointer.isPointer = true;
     pointer.baseName = name;
     pointer.space = MemorySpace::Global;
-    pointer.poly = opaque(variance, true).poly;
+    pointer.poly = opaque(variance, true, false, "?", groupLanesOf(address.pointer)).poly;
     return pointer;
   }
-  return opaque(variance, true, false, "load " + name);
+  // Loaded at the same address by a group of lanes: the same value for the group (a row's start).
+  return opaque(variance, true, false, "load " + name, groupLanesOf(address.pointer));
 }
 
 Value KernelWalker::load(const Expr *site, const Address &address, QualType type) {

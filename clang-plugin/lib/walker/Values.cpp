@@ -4,6 +4,8 @@
 
 #include "../AnalysisContext.h"
 
+#include <algorithm>
+
 #include <cstring>
 
 namespace cudaperf::analysis {
@@ -23,11 +25,14 @@ Value KernelWalker::constant(std::int64_t value) {
   return result;
 }
 
-Value KernelWalker::opaque(Variance variance, bool fromMemory, bool fromParam, const std::string &name) {
+Value KernelWalker::opaque(Variance variance, bool fromMemory, bool fromParam, const std::string &name,
+                           unsigned groupLanes) {
   Value result;
-  result.poly = Polynomial::symbol(symbols_.opaque(variance, fromMemory, fromParam, name));
+  result.poly = Polynomial::symbol(symbols_.opaque(variance, fromMemory, fromParam, name, groupLanes));
   return result;
 }
+
+unsigned KernelWalker::groupLanesOf(const Value &value) const { return value.poly.groupLanes(symbols_); }
 
 Variance KernelWalker::varianceOf(const Value &value) const { return value.poly.variance(symbols_); }
 
@@ -39,12 +44,14 @@ bool KernelWalker::paramOf(const Value &value) const { return value.poly.fromPar
 Value KernelWalker::opaqueJoin(std::initializer_list<const Value *> values, Variance extra) {
   Variance variance = extra;
   bool memory = false, param = false;
+  unsigned lanes = extra == Variance::LaneVarying ? 1 : 32;
   for (const Value *value : values) {
     variance = join(variance, varianceOf(*value));
     memory |= memoryOf(*value);
     param |= paramOf(*value);
+    lanes = std::min(lanes, groupLanesOf(*value));
   }
-  return opaque(variance, memory, param);
+  return opaque(variance, memory, param, "?", lanes);
 }
 
 // Keeps a pointer's memory object but forgets its offset (loop-carried pointers).
@@ -56,7 +63,8 @@ Value KernelWalker::forgetOffset(const Value &value, Variance extra) {
 
 Value KernelWalker::normalized(Value value) {
   if (value.poly.tooLarge())
-    value.poly = Polynomial::symbol(symbols_.opaque(varianceOf(value), memoryOf(value), paramOf(value), "large"));
+    value.poly = Polynomial::symbol(
+        symbols_.opaque(varianceOf(value), memoryOf(value), paramOf(value), "large", groupLanesOf(value)));
   return value;
 }
 
