@@ -72,10 +72,11 @@ LaneStride groupedStride(const AccessFact &access, const SymbolTable &symbols, c
   if (!inGroup) {
     // The same address for each group of lanes: broadcast within it.
     if (groupBytes) {
-      // Lanes `groupBytes / C` bytes apart on average: 4 bytes a group of 8 is a broadcast, 64 a stride.
-      const std::int64_t perLane = (std::llabs(*groupBytes) + lanes / 2) / lanes;
-      LaneStride stride = constantStride(perLane, size);
-      if (perLane < size)
+      // The warp's distinct addresses are `groupBytes` apart: one element (`in[tid / 8]`) is a
+      // broadcast over neighbouring words, more is that stride (`in[(tid / 8) * 8]` reads every 8th
+      // float, 4 sectors for 4 floats, as stride 8 does).
+      LaneStride stride = constantStride(*groupBytes, size);
+      if (std::llabs(*groupBytes) <= size)
         stride.elements = 0;
       return access.space == MemorySpace::Global ? stride : unknown;
     }
@@ -111,6 +112,8 @@ LaneStride groupedStride(const AccessFact &access, const SymbolTable &symbols, c
 
 LaneStride strideAcrossLanes(const AccessFact &access, const SymbolTable &symbols) {
   LaneStride stride;
+  if (access.byteOffset.overflowed())
+    return stride; // an address past 64 bits says nothing of its lanes
   const SymbolId lane = symbols.builtin(SymbolKind::ThreadIdx, 0);
   // Lane-varying symbols other than threadIdx.x: lane groups, or values
   // shared by aligned groups of lanes; any other makes the stride unknown.

@@ -40,15 +40,40 @@ bool KernelWalker::isAffineThreadIndex(const Value &value) const {
     return false;
   bool hasThread = false;
   Polynomial rest = value.poly;
-  // threadIdx.x/y/z, and the lane groups of a sub-warp index (`row = tid / 8`).
+  // threadIdx.x/y/z, and the group of a sub-warp index (`row = tid / 8`):
+  // that one rises with the lane, so compared with a size it cuts a warp once,
+  // as `tid < n` does. The lane within a group (`tid % 8`) repeats across the
+  // warp: `tid % 8 < k` splits every warp, never a guard; beside a block
+  // index or a loop counter (`t + tid % 16 < k`, a tile's column against the
+  // matrix's) it cuts only the last tile or block, as a guard does.
   std::vector<SymbolId> threads;
   for (int dim = 0; dim < 3; ++dim)
     threads.push_back(symbols_.builtin(SymbolKind::ThreadIdx, dim));
+  const bool sweeps = value.poly.containsKind(symbols_, SymbolKind::BlockIdx) ||
+                      value.poly.containsKind(symbols_, SymbolKind::LoopCounter);
+  std::vector<SymbolId> groups;
   for (const auto &[monomial, coefficient] : value.poly.terms())
-    for (SymbolId symbol : monomial)
-      if ((symbols_[symbol].kind == SymbolKind::LaneGroup || symbols_[symbol].kind == SymbolKind::LaneInGroup) &&
-          std::find(threads.begin(), threads.end(), symbol) == threads.end())
-        threads.push_back(symbol);
+    for (SymbolId symbol : monomial) {
+      const SymbolKind kind = symbols_[symbol].kind;
+      if (kind == SymbolKind::LaneInGroup && !sweeps)
+        return false;
+      if ((kind == SymbolKind::LaneGroup || kind == SymbolKind::LaneInGroup) &&
+          std::find(groups.begin(), groups.end(), symbol) == groups.end())
+        groups.push_back(symbol);
+    }
+  for (SymbolId group : groups) {
+    auto coefficient = value.poly.derivative(group);
+    if (!coefficient || !coefficient->constantValue() || *coefficient->constantValue() <= 0)
+      return false;
+    hasThread = true;
+    rest = rest.without(group);
+  }
+  if (!groups.empty()) {
+    // Beside a group, threadIdx.x must rise with it too (`t / 8 - t` does not).
+    auto lane = value.poly.derivative(threads[0]);
+    if (!lane || (!lane->isZero() && (!lane->constantValue() || *lane->constantValue() < 0)))
+      return false;
+  }
   for (SymbolId thread : threads) {
     auto coefficient = value.poly.derivative(thread);
     if (!coefficient)

@@ -323,6 +323,10 @@ Value KernelWalker::cooperativeGroupQuery(const Expr *groupObject, const std::st
     return rank;
   }
   if (name == "meta_group_rank") {
+    // A tile cut from another tile counts within its parent (`tiled_partition<8>(tile16)`: 0 or 1,
+    // which half of the 16): it may differ across a warp.
+    if (group.find("thread_block_tile<", group.find("thread_block_tile<") + 1) != std::string::npos)
+      return opaque(Variance::LaneVarying);
     // Which tile of the block: for tiles below a warp, threadIdx.x / size plus the warp's first tile.
     if (const unsigned lanes = tileLanes(group); lanes < 32) {
       Value rank;

@@ -174,22 +174,42 @@ Value KernelWalker::pointerStep(const Value &pointer, const Value &offset, QualT
   return normalized(result);
 }
 
-// c*threadIdx.x + rest, with rest warp-uniform and (as a warp's first lane is)
-// a multiple of the divisor: `/ d` and `% d` split the lane into groups of
-// d/c lanes (a power of two below 32). Sub-warp kernels index this way: a row
-// per 8 lanes at `tid / 8`, its elements from `tid % 8`.
+// Whether `rest`, added to the lane, keeps a warp's lanes aligned to groups
+// of `divisor`: every term a multiple of it, or a multiple of blockDim (a
+// block starts at a whole warp: the analysis's convention for
+// `blockIdx.x * blockDim.x` and grid strides). `(tid + 3) / 8`, or
+// `(tid + q) / 2` with a parameter or a loaded q, is not: the groups shift,
+// and `(tid + q) / 2 - tid / 2` must not cancel to a uniform value.
+// `16 * threadIdx.y + threadIdx.x` is a 16-wide block's linear index and
+// passes: a row width of 8 or more moves groups by whole runs of 8 lanes, so
+// the worst it can hide is a misaligned run, and threadIdx.y is warp-uniform
+// by the analysis's convention anyway.
+bool KernelWalker::keepsLaneAlignment(const Polynomial &rest, std::int64_t divisor) const {
+  for (const auto &[monomial, coefficient] : rest.terms()) {
+    const bool blockMultiple = std::any_of(monomial.begin(), monomial.end(), [&](SymbolId symbol) {
+      return symbols_[symbol].kind == SymbolKind::BlockDim;
+    });
+    const bool rowIndex = monomial.size() == 1 && symbols_[monomial[0]].kind == SymbolKind::ThreadIdx &&
+                          symbols_[monomial[0]].dimension > 0 && coefficient % 8 == 0;
+    if (!blockMultiple && !rowIndex && coefficient % divisor != 0)
+      return false;
+  }
+  return true;
+}
+
+// c*threadIdx.x + rest, with rest warp-uniform and aligned (above): `/ d`
+// and `% d` split the lane into groups of d/c lanes (a power of two below
+// 32). Sub-warp kernels index this way: a row per 8 lanes at `tid / 8`, its
+// elements from `tid % 8`.
 std::optional<Value> KernelWalker::splitLanes(const Value &value, std::int64_t divisor, bool remainder) {
   const auto laneCoefficient = value.poly.derivative(lane_);
   if (!laneCoefficient || !laneCoefficient->constantValue())
     return std::nullopt;
   const std::int64_t c = *laneCoefficient->constantValue();
   const Polynomial rest = value.poly.without(lane_);
-  if (c <= 0 || divisor <= c || divisor % c != 0 || rest.variance(symbols_) == Variance::LaneVarying)
+  if (c <= 0 || divisor <= c || divisor % c != 0 || rest.variance(symbols_) == Variance::LaneVarying ||
+      !keepsLaneAlignment(rest, divisor))
     return std::nullopt;
-  // A constant offset that is no multiple of the divisor shifts the groups off the warp's alignment.
-  for (const auto &[monomial, coefficient] : rest.terms())
-    if (monomial.empty() && coefficient % divisor != 0)
-      return std::nullopt;
   const std::int64_t lanes = divisor / c;
   if (lanes >= 32 || (lanes & (lanes - 1)) != 0)
     return std::nullopt;
@@ -221,7 +241,9 @@ Value KernelWalker::divideByConstant(const Value &value, std::int64_t divisor) {
     auto laneCoefficient = value.poly.derivative(lane_);
     if (laneCoefficient && laneCoefficient->constantValue() && *laneCoefficient->constantValue() != 0) {
       const std::int64_t c = std::llabs(*laneCoefficient->constantValue());
-      if (value.poly.without(lane_).variance(symbols_) != Variance::LaneVarying && divisor % (32 * c) == 0)
+      const Polynomial rest = value.poly.without(lane_);
+      if (rest.variance(symbols_) != Variance::LaneVarying && divisor % (32 * c) == 0 &&
+          keepsLaneAlignment(rest, divisor))
         return opaque(Variance::WarpUniform, memoryOf(value), paramOf(value), "warp");
     }
     if (auto group = splitLanes(value, divisor, false))
@@ -242,8 +264,9 @@ Value KernelWalker::moduloConstant(const Value &value, std::int64_t modulus) {
     auto laneCoefficient = value.poly.derivative(lane_);
     if (laneCoefficient && laneCoefficient->constantValue() && *laneCoefficient->constantValue() != 0) {
       const std::int64_t c = *laneCoefficient->constantValue();
-      if (value.poly.without(lane_).variance(symbols_) != Variance::LaneVarying &&
-          modulus % (32 * std::llabs(c)) == 0) {
+      const Polynomial rest = value.poly.without(lane_);
+      if (rest.variance(symbols_) != Variance::LaneVarying && modulus % (32 * std::llabs(c)) == 0 &&
+          keepsLaneAlignment(rest, modulus)) {
         Value result;
         result.poly = Polynomial::symbol(lane_, c) + opaque(Variance::WarpUniform).poly;
         return result;

@@ -69,6 +69,7 @@ private:
   unsigned groupLanesOf(const walker::Value &value) const;
   // threadIdx.x % lanes or threadIdx.x / lanes for a value c*threadIdx.x + (aligned, warp-uniform rest).
   std::optional<walker::Value> splitLanes(const walker::Value &value, std::int64_t divisor, bool remainder);
+  bool keepsLaneAlignment(const Polynomial &rest, std::int64_t divisor) const;
   Variance varianceOf(const walker::Value &value) const;
   bool memoryOf(const walker::Value &value) const;
   bool paramOf(const walker::Value &value) const;

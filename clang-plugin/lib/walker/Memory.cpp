@@ -156,17 +156,22 @@ void KernelWalker::recordAccess(const Expr *site, const Address &address, Access
 }
 
 Value KernelWalker::loadResult(const Address &address, QualType type, const std::string &name) {
-  const Variance variance = varianceOf(address.pointer);
+  // A thread's local array holds what that thread stored: the same address in
+  // every lane is no evidence of the same value (`a[0] = idx[tid]` then
+  // `in[a[0]]` is a gather), so a local load varies lane to lane.
+  const bool local = address.pointer.space == MemorySpace::Local;
+  const Variance variance = local ? Variance::LaneVarying : varianceOf(address.pointer);
+  const unsigned groupLanes = local ? 1 : groupLanesOf(address.pointer);
   if (!type.isNull() && type->isPointerType()) {
     Value pointer;
     pointer.isPointer = true;
     pointer.baseName = name;
     pointer.space = MemorySpace::Global;
-    pointer.poly = opaque(variance, true, false, "?", groupLanesOf(address.pointer)).poly;
+    pointer.poly = opaque(variance, true, false, "?", groupLanes).poly;
     return pointer;
   }
   // Loaded at the same address by a group of lanes: the same value for the group (a row's start).
-  return opaque(variance, true, false, "load " + name, groupLanesOf(address.pointer));
+  return opaque(variance, true, false, "load " + name, groupLanes);
 }
 
 Value KernelWalker::load(const Expr *site, const Address &address, QualType type) {

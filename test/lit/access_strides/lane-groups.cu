@@ -50,7 +50,7 @@ __global__ void shapes(const float *in, float *out, const double *wide, const in
 // CHECK-DAG: global load in[(t / 4) * 100 + t % 8]  stride unknown  score 0
 // CHECK-DAG: global load in[(t / 2) * 64 + t % 2]  stride 4  score 0.1
 // CHECK-DAG: global load in[(t % 4) * 32]  stride 32  score -0.5
-// CHECK-DAG: global load in[(t / 2) * 64]  stride 32  score -0.5
+// CHECK-DAG: global load in[(t / 2) * 64]  stride 64  score -0.5
 // CHECK-DAG: global load in[idx[t / 4] + t % 8]  stride unknown  score 0
 // CHECK-DAG: global load in[idx[t / 8] + t % 8]  stride 1  score 1
 // CHECK-DAG: global load in[idx[(t + 3) / 8] + (t + 3) % 8]  stride unknown  score 0
