@@ -6,6 +6,8 @@
 #include <clang/AST/Expr.h>
 
 #include <algorithm>
+#include <climits>
+#include <cstdint>
 #include <cstdlib>
 #include <optional>
 
@@ -39,9 +41,20 @@ LaneStride constantStride(std::int64_t bytes, std::int64_t size) {
   LaneStride stride;
   stride.strideClass = StrideClass::Constant;
   stride.bytes = bytes;
-  const std::int64_t elements = (std::llabs(bytes) + size - 1) / size;
+  // |bytes| rounded up to elements, without overflow at the ends of int64.
+  const std::uint64_t magnitude = bytes < 0 ? 0 - static_cast<std::uint64_t>(bytes) : static_cast<std::uint64_t>(bytes);
+  const auto unit = static_cast<std::uint64_t>(size);
+  const auto elements = static_cast<std::int64_t>(
+      std::min<std::uint64_t>(magnitude / unit + (magnitude % unit != 0), static_cast<std::uint64_t>(INT64_MAX)));
   stride.elements = bytes < 0 ? -elements : elements;
   return stride;
+}
+
+// A symbolic coefficient of bytes, printed in elements as the plain stride is.
+std::string symbolicElements(const Polynomial &bytes, std::int64_t size, const SymbolTable &symbols) {
+  if (auto elements = bytes.dividedExactly(size))
+    return elements->toString(symbols);
+  return "(" + bytes.toString(symbols) + ")/" + std::to_string(size);
 }
 
 // The address of a sub-warp kernel: the lane split into aligned groups of C
@@ -91,11 +104,13 @@ LaneStride groupedStride(const AccessFact &access, const SymbolTable &symbols, c
   if (!within->constantValue()) {
     LaneStride stride;
     stride.strideClass = StrideClass::Symbolic;
-    stride.symbolic = within->toString(symbols);
+    stride.symbolic = symbolicElements(*within, size, symbols);
     return stride;
   }
   const std::int64_t bytes = *within->constantValue();
-  if (groupBytes && *groupBytes == bytes * lanes)
+  std::int64_t groupRun = 0;
+  if (groupBytes && !__builtin_mul_overflow(bytes, static_cast<std::int64_t>(lanes), &groupRun) &&
+      *groupBytes == groupRun)
     return constantStride(bytes, size); // (tid / C) * C + tid % C: the plain lane
   if (access.space != MemorySpace::Global)
     return unknown;
@@ -146,10 +161,7 @@ LaneStride strideAcrossLanes(const AccessFact &access, const SymbolTable &symbol
   if (auto bytes = derivative->constantValue())
     return constantStride(*bytes, size);
   stride.strideClass = StrideClass::Symbolic;
-  if (auto elements = derivative->dividedExactly(size))
-    stride.symbolic = elements->toString(symbols);
-  else
-    stride.symbolic = "(" + derivative->toString(symbols) + ")/" + std::to_string(size);
+  stride.symbolic = symbolicElements(*derivative, size, symbols);
   return stride;
 }
 

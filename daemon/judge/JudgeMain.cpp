@@ -181,6 +181,10 @@ public:
   }
 
   json::object evaluate(Request &request) {
+    // The memory waits reported with an answer are its own (an earlier evaluation that returned early
+    // never reported its waits: they are dropped, not charged to this one).
+    memoryWaitSeconds_ = 0;
+    memoryWaitTimeouts_ = 0;
     EvaluationRequest &evaluation = request.evaluation;
     const TaskSpec &task = evaluation.task;
     const bool deviceMemory = task.memory == MemoryMode::Device;

@@ -302,6 +302,33 @@ unsigned tileLanes(const std::string &groupType) {
   return lanes >= 2 && lanes < 32 && (lanes & (lanes - 1)) == 0 ? lanes : 32;
 }
 
+// Whether `expr` holds a `tiled_partition` of the thread block itself (not of
+// another tile or of a coalesced group, whose ranks count within the parent).
+bool partitionOfBlock(const Stmt *stmt) {
+  if (!stmt)
+    return false;
+  if (const auto *call = dyn_cast<CallExpr>(stmt)) {
+    const FunctionDecl *callee = call->getDirectCallee();
+    if (callee && callee->getNameAsString() == "tiled_partition" && call->getNumArgs() >= 1) {
+      const std::string parent = call->getArg(0)->IgnoreParenImpCasts()->getType().getNonReferenceType().getAsString();
+      return parent.find("thread_block") != std::string::npos && parent.find("thread_block_tile") == std::string::npos;
+    }
+  }
+  for (const Stmt *child : stmt->children())
+    if (partitionOfBlock(child))
+      return true;
+  return false;
+}
+
+// The tile object's own partition call, through the variable it was declared as.
+bool tileOfBlock(const Expr *groupObject) {
+  const Expr *object = groupObject->IgnoreParenImpCasts();
+  if (const auto *ref = dyn_cast<DeclRefExpr>(object))
+    if (const auto *var = dyn_cast<VarDecl>(ref->getDecl()))
+      return partitionOfBlock(var->getInit());
+  return partitionOfBlock(object);
+}
+
 } // namespace
 
 Value KernelWalker::cooperativeGroupQuery(const Expr *groupObject, const std::string &name) {
@@ -313,7 +340,11 @@ Value KernelWalker::cooperativeGroupQuery(const Expr *groupObject, const std::st
       rank.poly = Polynomial::symbol(lane_) + Polynomial::symbol(symbols_.builtin(SymbolKind::BlockIdx, 0)) *
                                                   Polynomial::symbol(symbols_.builtin(SymbolKind::BlockDim, 0));
     } else if (const unsigned lanes = tileLanes(group); lanes < 32) {
-      rank.poly = Polynomial::symbol(symbols_.laneSplit(lanes, true)); // a tile of 8: threadIdx.x % 8
+      // A tile of 8 cut from the block: threadIdx.x % 8. Cut from another tile or a coalesced group
+      // (or where the analysis cannot see which), its ranks need not follow the lane: unknown.
+      if (!tileOfBlock(groupObject))
+        return opaque(Variance::LaneVarying);
+      rank.poly = Polynomial::symbol(symbols_.laneSplit(lanes, true));
     } else if (group.find("tile") != std::string::npos || group.find("coalesced") != std::string::npos) {
       rank.poly = Polynomial::symbol(lane_) + opaque(Variance::WarpUniform).poly;
     } else {
@@ -323,12 +354,12 @@ Value KernelWalker::cooperativeGroupQuery(const Expr *groupObject, const std::st
     return rank;
   }
   if (name == "meta_group_rank") {
-    // A tile cut from another tile counts within its parent (`tiled_partition<8>(tile16)`: 0 or 1,
-    // which half of the 16): it may differ across a warp.
-    if (group.find("thread_block_tile<", group.find("thread_block_tile<") + 1) != std::string::npos)
-      return opaque(Variance::LaneVarying);
     // Which tile of the block: for tiles below a warp, threadIdx.x / size plus the warp's first tile.
+    // A tile cut from another tile counts within its parent (`tiled_partition<8>(tile16)`: 0 or 1,
+    // which half of the 16), so it may differ across a warp: unknown unless cut from the block.
     if (const unsigned lanes = tileLanes(group); lanes < 32) {
+      if (!tileOfBlock(groupObject))
+        return opaque(Variance::LaneVarying);
       Value rank;
       rank.poly = Polynomial::symbol(symbols_.laneSplit(lanes, false)) + opaque(Variance::WarpUniform).poly;
       return rank;

@@ -175,23 +175,29 @@ Value KernelWalker::pointerStep(const Value &pointer, const Value &offset, QualT
 }
 
 // Whether `rest`, added to the lane, keeps a warp's lanes aligned to groups
-// of `divisor`: every term a multiple of it, or a multiple of blockDim (a
-// block starts at a whole warp: the analysis's convention for
-// `blockIdx.x * blockDim.x` and grid strides). `(tid + 3) / 8`, or
-// `(tid + q) / 2` with a parameter or a loaded q, is not: the groups shift,
-// and `(tid + q) / 2 - tid / 2` must not cancel to a uniform value.
-// `16 * threadIdx.y + threadIdx.x` is a 16-wide block's linear index and
-// passes: a row width of 8 or more moves groups by whole runs of 8 lanes, so
-// the worst it can hide is a misaligned run, and threadIdx.y is warp-uniform
-// by the analysis's convention anyway.
+// of `divisor` and the dividend non-negative (C's `/` and `%` truncate
+// toward zero, and only for a non-negative dividend is `(tid + k*d) / d`
+// `tid / d + k`): every term a non-negative multiple of the divisor, or of
+// blockDim.x (a block starts at a whole warp: the analysis's convention for
+// `blockIdx.x * blockDim.x` and grid strides), over values that cannot be
+// negative (the builtins and loop iteration counts). `(tid + 3) / 8`,
+// `(tid + q) / 2` with a parameter or a loaded q, `(tid - 8) / 8`,
+// `(tid + blockDim.z) / 2` and `(tid + 16 * threadIdx.y) / 32` are not: the
+// groups shift or the rounding flips, and `(tid + q) / 2 - tid / 2` must not
+// cancel to a uniform value.
 bool KernelWalker::keepsLaneAlignment(const Polynomial &rest, std::int64_t divisor) const {
   for (const auto &[monomial, coefficient] : rest.terms()) {
-    const bool blockMultiple = std::any_of(monomial.begin(), monomial.end(), [&](SymbolId symbol) {
-      return symbols_[symbol].kind == SymbolKind::BlockDim;
-    });
-    const bool rowIndex = monomial.size() == 1 && symbols_[monomial[0]].kind == SymbolKind::ThreadIdx &&
-                          symbols_[monomial[0]].dimension > 0 && coefficient % 8 == 0;
-    if (!blockMultiple && !rowIndex && coefficient % divisor != 0)
+    if (coefficient < 0)
+      return false;
+    bool blockMultiple = false;
+    for (SymbolId symbol : monomial) {
+      const Symbol &s = symbols_[symbol];
+      if (s.kind != SymbolKind::ThreadIdx && s.kind != SymbolKind::BlockIdx && s.kind != SymbolKind::BlockDim &&
+          s.kind != SymbolKind::GridDim && s.kind != SymbolKind::LoopCounter)
+        return false; // a parameter or a loaded value may be negative or odd
+      blockMultiple |= s.kind == SymbolKind::BlockDim && s.dimension == 0;
+    }
+    if (!blockMultiple && coefficient % divisor != 0)
       return false;
   }
   return true;

@@ -22,6 +22,22 @@ __global__ void shiftedGroups(const float *in, float *out, int one) {
 // CHECK-DAG: global load in[t + 1000 * d]  stride unknown  score 0
 // CHECK-DAG: branch if (b0) lane_divergent
 
+// Nor is a shift by blockDim.y or .z (1 in most launches: only blockDim.x is a
+// whole number of warps), nor a negative one: C's division truncates toward
+// zero, so `(x - 800000) / 8` is not `x / 8 - 100000` for most lanes.
+__global__ void otherShifts(float *out) {
+  int t = blockIdx.x * blockDim.x + threadIdx.x;
+  int bz = (t + blockDim.z) / 2 - t / 2;
+  int neg = ((int)threadIdx.x - 800000) / 8 - (int)threadIdx.x / 8 + 100000;
+  if (bz)
+    out[t] = 1.0f;
+  if (neg)
+    out[t] = 2.0f;
+}
+// CHECK-LABEL: kernel otherShifts
+// CHECK-DAG: branch if (bz) lane_divergent
+// CHECK-DAG: branch if (neg) lane_divergent
+
 // A warp cut by a constant shift is not warp-uniform either (half the warp each way).
 __global__ void shiftedWarp(float *out) {
   int t = blockIdx.x * blockDim.x + threadIdx.x;

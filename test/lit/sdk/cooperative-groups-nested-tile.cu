@@ -14,7 +14,11 @@ __global__ void nested(const float *in, float *out, int k) {
   out[t] = in[tile8.meta_group_rank() * 8 + tile8.thread_rank()];
   if (tile8.thread_rank() < k)
     out[t] += 1.0f;
+  // The same tile under a type that no longer names its parent.
+  cg::thread_block_tile<8> erased = cg::tiled_partition<8>(tile16);
+  out[t] += in[erased.meta_group_rank() * 8 + erased.thread_rank()];
 }
 // CHECK-LABEL: kernel nested
 // CHECK-DAG: global load in[tile8.meta_group_rank() * 8 + tile8.thread_rank()]  stride unknown  score 0
 // CHECK-DAG: branch if (tile8.thread_rank() < k) lane_divergent
+// CHECK-DAG: global load in[erased.meta_group_rank() * 8 + erased.thread_rank()]  stride unknown  score 0
