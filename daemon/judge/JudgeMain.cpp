@@ -508,39 +508,40 @@ private:
     if (!gpu_)
       return;
     const double start = steadySeconds();
-    const double deadline = start + kMemoryWaitSeconds;
-    std::uint64_t last = 0;
-    int steady = 0, rises = 0;
-    struct Account {
-      Judge &judge;
-      const double start;
-      const std::uint64_t &last;
-      const int &rises;
-      bool timedOut = false;
-      ~Account() {
-        judge.memoryWaitSeconds_ += steadySeconds() - start;
-        if (timedOut) {
-          ++judge.memoryWaitTimeouts_;
-          judge.memoryWaitFreeBytes_ = static_cast<double>(last);
-          judge.memoryWaitRises_ = rises;
-        }
-      }
-    } account{*this, start, last, rises};
+    const MemoryWait wait = waitForGpuMemory(start + kMemoryWaitSeconds);
+    memoryWaitSeconds_ += steadySeconds() - start;
+    if (wait.timedOut) {
+      ++memoryWaitTimeouts_;
+      memoryWaitFreeBytes_ = static_cast<double>(wait.lastFree);
+      memoryWaitRises_ = wait.rises;
+    }
+  }
+
+  struct MemoryWait {
+    bool timedOut = false;
+    std::uint64_t lastFree = 0;
+    int rises = 0; // polls that saw more free memory than the one before
+  };
+
+  MemoryWait waitForGpuMemory(double deadline) const {
+    MemoryWait wait;
+    int steady = 0;
     try {
       while (steadySeconds() < deadline) {
         const std::uint64_t free = gpu_->freeBytes();
-        if (last != 0 && free > last)
-          ++rises;
-        steady = free >= kWorkerStartBytes && free <= last ? steady + 1 : 0;
+        if (wait.lastFree != 0 && free > wait.lastFree)
+          ++wait.rises;
+        steady = free >= kWorkerStartBytes && free <= wait.lastFree ? steady + 1 : 0;
         if (steady >= 3)
-          return;
-        last = free;
+          return wait;
+        wait.lastFree = free;
         std::this_thread::sleep_for(std::chrono::milliseconds(20));
       }
-      account.timedOut = true;
+      wait.timedOut = true;
     } catch (const JudgeFailure &) {
       // The judge's own context failed: the next worker's start will say so.
     }
+    return wait;
   }
 
   void topUpSpares() {

@@ -46,9 +46,6 @@ bool KernelWalker::isAffineThreadIndex(const Value &value) const {
   // warp: `tid % 8 < k` splits every warp, never a guard; beside a block
   // index or a loop counter (`t + tid % 16 < k`, a tile's column against the
   // matrix's) it cuts only the last tile or block, as a guard does.
-  std::vector<SymbolId> threads;
-  for (int dim = 0; dim < 3; ++dim)
-    threads.push_back(symbols_.builtin(SymbolKind::ThreadIdx, dim));
   const bool sweeps = value.poly.containsKind(symbols_, SymbolKind::BlockIdx) ||
                       value.poly.containsKind(symbols_, SymbolKind::LoopCounter);
   std::vector<SymbolId> groups;
@@ -70,11 +67,12 @@ bool KernelWalker::isAffineThreadIndex(const Value &value) const {
   }
   if (!groups.empty()) {
     // Beside a group, threadIdx.x must rise with it too (`t / 8 - t` does not).
-    auto lane = value.poly.derivative(threads[0]);
+    auto lane = value.poly.derivative(lane_);
     if (!lane || (!lane->isZero() && (!lane->constantValue() || *lane->constantValue() < 0)))
       return false;
   }
-  for (SymbolId thread : threads) {
+  for (int dim = 0; dim < 3; ++dim) {
+    const SymbolId thread = symbols_.builtin(SymbolKind::ThreadIdx, dim);
     auto coefficient = value.poly.derivative(thread);
     if (!coefficient)
       return false;

@@ -184,7 +184,8 @@ Value KernelWalker::pointerStep(const Value &pointer, const Value &offset, QualT
 // `(tid + q) / 2` with a parameter or a loaded q, `(tid - 8) / 8`,
 // `(tid + blockDim.z) / 2` and `(tid + 16 * threadIdx.y) / 32` are not: the
 // groups shift or the rounding flips, and `(tid + q) / 2 - tid / 2` must not
-// cancel to a uniform value.
+// cancel to a uniform value. (Such a rest is warp-uniform: threadIdx.x is
+// not in it, and threadIdx.y/z are by the analysis's convention.)
 bool KernelWalker::keepsLaneAlignment(const Polynomial &rest, std::int64_t divisor) const {
   for (const auto &[monomial, coefficient] : rest.terms()) {
     if (coefficient < 0)
@@ -213,8 +214,7 @@ std::optional<Value> KernelWalker::splitLanes(const Value &value, std::int64_t d
     return std::nullopt;
   const std::int64_t c = *laneCoefficient->constantValue();
   const Polynomial rest = value.poly.without(lane_);
-  if (c <= 0 || divisor <= c || divisor % c != 0 || rest.variance(symbols_) == Variance::LaneVarying ||
-      !keepsLaneAlignment(rest, divisor))
+  if (c <= 0 || divisor <= c || divisor % c != 0 || !keepsLaneAlignment(rest, divisor))
     return std::nullopt;
   const std::int64_t lanes = divisor / c;
   if (lanes >= 32 || (lanes & (lanes - 1)) != 0)
@@ -225,9 +225,8 @@ std::optional<Value> KernelWalker::splitLanes(const Value &value, std::int64_t d
     return result;
   }
   const auto exact = rest.dividedExactly(divisor);
-  result.poly =
-      Polynomial::symbol(symbols_.laneSplit(static_cast<unsigned>(lanes), false)) +
-      (exact ? *exact : opaque(rest.variance(symbols_), rest.fromMemory(symbols_), rest.fromParam(symbols_)).poly);
+  result.poly = Polynomial::symbol(symbols_.laneSplit(static_cast<unsigned>(lanes), false)) +
+                (exact ? *exact : opaque(rest.variance(symbols_)).poly); // builtins and loop counts only
   return result;
 }
 
@@ -248,8 +247,7 @@ Value KernelWalker::divideByConstant(const Value &value, std::int64_t divisor) {
     if (laneCoefficient && laneCoefficient->constantValue() && *laneCoefficient->constantValue() != 0) {
       const std::int64_t c = std::llabs(*laneCoefficient->constantValue());
       const Polynomial rest = value.poly.without(lane_);
-      if (rest.variance(symbols_) != Variance::LaneVarying && divisor % (32 * c) == 0 &&
-          keepsLaneAlignment(rest, divisor))
+      if (divisor % (32 * c) == 0 && keepsLaneAlignment(rest, divisor))
         return opaque(Variance::WarpUniform, memoryOf(value), paramOf(value), "warp");
     }
     if (auto group = splitLanes(value, divisor, false))
@@ -271,8 +269,7 @@ Value KernelWalker::moduloConstant(const Value &value, std::int64_t modulus) {
     if (laneCoefficient && laneCoefficient->constantValue() && *laneCoefficient->constantValue() != 0) {
       const std::int64_t c = *laneCoefficient->constantValue();
       const Polynomial rest = value.poly.without(lane_);
-      if (rest.variance(symbols_) != Variance::LaneVarying && modulus % (32 * std::llabs(c)) == 0 &&
-          keepsLaneAlignment(rest, modulus)) {
+      if (modulus % (32 * std::llabs(c)) == 0 && keepsLaneAlignment(rest, modulus)) {
         Value result;
         result.poly = Polynomial::symbol(lane_, c) + opaque(Variance::WarpUniform).poly;
         return result;
